@@ -1,0 +1,58 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import { Notice } from '../auth/schemas.ts';
+import { revokeUserSessions } from '../auth/sessions.ts';
+import { invalidField } from '../errors.ts';
+import { hashPassword, verifyPassword } from '../lib/password.ts';
+import { authenticate } from '../middleware/auth.ts';
+import { newRouter } from '../router.ts';
+import { bearer, Locale, one, optionalText, Password, pickErrors } from '../schemas.ts';
+import { findPasswordHash, updateUser } from '../users/queries.ts';
+import { UserRecord } from '../users/schemas.ts';
+
+const ProfileBody = z
+  .object({ name: z.string().trim().min(1).max(160), phone: optionalText(40), locale: Locale })
+  .partial()
+  .openapi('UpdateProfile');
+
+const ChangePasswordBody = z.object({ current_password: z.string().min(1).max(200), password: Password }).openapi('ChangePassword');
+
+const putProfile = createRoute({
+  method: 'put',
+  path: '/profile',
+  tags: ['Account'],
+  summary: 'Change one\'s own name, phone or locale',
+  description: 'Any account (shop staff, partner, administrator); allowed after the shop\'s subscription has ended.',
+  security: bearer,
+  middleware: [authenticate] as const,
+  request: { body: { content: { 'application/json': { schema: ProfileBody } }, required: true } },
+  responses: { 200: { description: 'The user as saved.', content: { 'application/json': { schema: one(UserRecord) } } }, ...pickErrors(400, 401, 413, 422) },
+});
+
+const changePassword = createRoute({
+  method: 'post',
+  path: '/profile/password',
+  tags: ['Account'],
+  summary: 'Change one\'s own password',
+  description: 'A wrong current password is a 422 on `current_password`. Every other session of the account ends; this one goes on.',
+  security: bearer,
+  middleware: [authenticate] as const,
+  request: { body: { content: { 'application/json': { schema: ChangePasswordBody } }, required: true } },
+  responses: { 200: { description: 'Password changed.', content: { 'application/json': { schema: one(Notice) } } }, ...pickErrors(400, 401, 413, 422) },
+});
+
+export const accountRoutes = newRouter()
+  .openapi(putProfile, async (c) => {
+    const user = await updateUser(c.var.tx, c.var.caller.userId, c.req.valid('json'));
+    return c.json({ data: user! }, 200);
+  })
+  .openapi(changePassword, async (c) => {
+    const { current_password, password } = c.req.valid('json');
+    const { tx, caller, deps } = c.var;
+    const currentHash = await findPasswordHash(tx, caller.userId);
+    if (!currentHash || !(await verifyPassword(current_password, currentHash))) {
+      throw invalidField('current_password', 'The current password is incorrect.');
+    }
+    await updateUser(tx, caller.userId, { password_hash: await hashPassword(password, deps.config.BCRYPT_ROUNDS) });
+    await revokeUserSessions(tx, caller.userId, caller.sessionId);
+    return c.json({ data: { message: 'Your password has been changed.' } }, 200);
+  });

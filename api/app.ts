@@ -1,0 +1,86 @@
+import { OpenAPIHono } from '@hono/zod-openapi';
+import type { MiddlewareHandler } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { requestId } from 'hono/request-id';
+import { accountRoutes } from './account/routes.ts';
+import { authRoutes } from './auth/routes.ts';
+import { dashboardRoutes } from './dashboard/routes.ts';
+import { docsRoutes } from './docs/routes.ts';
+import type { AppEnv, Deps } from './env.ts';
+import { errors, handleError } from './errors.ts';
+import { healthRoutes } from './health/routes.ts';
+import { newRouter } from './router.ts';
+import { shopRoutes } from './shop/routes.ts';
+import { userRoutes } from './users/routes.ts';
+import { installValidationMessages } from './validation.ts';
+
+export const API_PREFIX = '/api/v1';
+
+const MiB = 1024 * 1024;
+/** CONTRACT section 2: 1 MiB per body; a sync push may carry 8 MiB. */
+const BODY_LIMIT = 1 * MiB;
+const SYNC_PUSH_BODY_LIMIT = 8 * MiB;
+
+const tooLarge = () => {
+  throw errors.payloadTooLarge();
+};
+const limitBody = bodyLimit({ maxSize: BODY_LIMIT, onError: tooLarge });
+const limitSyncPushBody = bodyLimit({ maxSize: SYNC_PUSH_BODY_LIMIT, onError: tooLarge });
+
+const limitBodies: MiddlewareHandler<AppEnv> = (c, next) =>
+  (c.req.path.endsWith('/sync/push') ? limitSyncPushBody : limitBody)(c, next);
+
+/** One JSON line per request, with its id, never its body or headers. */
+const logRequests: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const started = performance.now();
+  const log = c.var.deps.log.child({ req_id: c.var.requestId });
+  c.set('log', log);
+  await next();
+  log.info({ method: c.req.method, path: c.req.path, status: c.res.status, ms: Math.round(performance.now() - started) }, 'request');
+};
+
+/** The whole HTTP API, the same on Node and on Deno. */
+export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
+  installValidationMessages();
+  const app = new OpenAPIHono<AppEnv>();
+  app.use(requestId());
+  app.use(async (c, next) => {
+    c.set('deps', deps);
+    await next();
+  });
+  app.use(logRequests);
+  app.use(limitBodies);
+  app.onError(handleError);
+  app.notFound((c) => handleError(errors.notFound(), c));
+
+  const v1 = newRouter()
+    .route('/', authRoutes)
+    .route('/', accountRoutes)
+    .route('/', shopRoutes)
+    .route('/', userRoutes)
+    .route('/', dashboardRoutes);
+
+  app.route('/', healthRoutes);
+  app.route('/', docsRoutes);
+  app.route(API_PREFIX, v1);
+
+  app.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'JWT',
+    description: 'From POST /api/v1/auth/login or /auth/register.',
+  });
+  app.doc31('/openapi.json', {
+    openapi: '3.1.0',
+    info: {
+      title: 'Point-of-sale API',
+      version: '1.0.0',
+      description:
+        'Multi-tenant, offline-capable point-of-sale back end. Money is integer XAF (`*_xaf`), prices include VAT. ' +
+        'One record answers `{"data": {...}}`, a list `{"data": [...], "meta": {"next_cursor": string|null}}` (`limit` 1 to 200, default 50; `cursor` opaque). ' +
+        'Errors answer `{"message", "code", "errors"?}`; `errors` keys are dotted input paths. Every answer carries `X-Request-Id`.',
+    },
+    servers: [{ url: '/' }],
+  });
+  return app;
+}

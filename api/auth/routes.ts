@@ -1,0 +1,166 @@
+import { randomUUID } from 'node:crypto';
+import { createRoute } from '@hono/zod-openapi';
+import { errors, invalidField } from '../errors.ts';
+import { enqueueJob } from '../lib/jobs.ts';
+import { dummyHash, hashPassword, verifyPassword } from '../lib/password.ts';
+import { randomToken, seal, sha256 } from '../lib/secrets.ts';
+import { authenticate } from '../middleware/auth.ts';
+import { emailBucket, hit, LIMITS, limitPublicByAddress, reached } from '../middleware/rate-limit.ts';
+import { enterTenant, inTenant } from '../middleware/tenancy.ts';
+import { newRouter } from '../router.ts';
+import { bearer, one, pickErrors } from '../schemas.ts';
+import { createShop, findCurrentShop } from '../shop/queries.ts';
+import { createShopUser, findUser } from '../users/queries.ts';
+import { consumePasswordReset, findLogin, requestPasswordReset } from './queries.ts';
+import { ForgotPasswordBody, LoginBody, Me, Notice, RegisterBody, ResetPasswordBody, Session } from './schemas.ts';
+import { openSession, revokeSession } from './sessions.ts';
+
+const json = <T>(schema: T) => ({ content: { 'application/json': { schema } }, required: true });
+
+const register = createRoute({
+  method: 'post',
+  path: '/auth/register',
+  tags: ['Account'],
+  summary: 'Create a shop and its owner, on a 30-day trial',
+  description: 'Public. Answers the owner\'s token. Rate-limited per address (300 in 15 minutes) and per e-mail (10 an hour).',
+  middleware: [limitPublicByAddress] as const,
+  request: { body: json(RegisterBody) },
+  responses: { 201: { description: 'The new shop, its owner and a token.', content: { 'application/json': { schema: one(Session) } } }, ...pickErrors(400, 413, 422, 429) },
+});
+
+const login = createRoute({
+  method: 'post',
+  path: '/auth/login',
+  tags: ['Account'],
+  summary: 'Issue a bearer token',
+  description:
+    'Public; serves shop staff, partners and administrators alike (`user.kind`). After 10 failed attempts for one e-mail in 15 minutes, ' +
+    'every attempt for it answers 429 until the window ends.',
+  middleware: [limitPublicByAddress] as const,
+  request: { body: json(LoginBody) },
+  responses: { 200: { description: 'A token, the user and their shop.', content: { 'application/json': { schema: one(Session) } } }, ...pickErrors(400, 401, 413, 422, 429) },
+});
+
+const forgotPassword = createRoute({
+  method: 'post',
+  path: '/auth/forgot-password',
+  tags: ['Account'],
+  summary: 'E-mail a password reset token',
+  description: 'Public. Answers 200 whether or not the address is known. The token is valid 60 minutes and single-use. 5 requests per e-mail an hour.',
+  middleware: [limitPublicByAddress] as const,
+  request: { body: json(ForgotPasswordBody) },
+  responses: { 200: { description: 'Accepted.', content: { 'application/json': { schema: one(Notice) } } }, ...pickErrors(400, 413, 422, 429) },
+});
+
+const resetPassword = createRoute({
+  method: 'post',
+  path: '/auth/reset-password',
+  tags: ['Account'],
+  summary: 'Set a new password with a reset token',
+  description: 'Public. Ends every session of the account. A wrong, used or expired token is a 422 on `token` (`invalid_reset_token`).',
+  middleware: [limitPublicByAddress] as const,
+  request: { body: json(ResetPasswordBody) },
+  responses: { 200: { description: 'Password changed.', content: { 'application/json': { schema: one(Notice) } } }, ...pickErrors(400, 413, 422, 429) },
+});
+
+const me = createRoute({
+  method: 'get',
+  path: '/auth/me',
+  tags: ['Account'],
+  summary: 'The current user and their shop',
+  security: bearer,
+  middleware: [authenticate] as const,
+  responses: { 200: { description: 'The caller.', content: { 'application/json': { schema: one(Me) } } }, ...pickErrors(401) },
+});
+
+const logout = createRoute({
+  method: 'post',
+  path: '/auth/logout',
+  tags: ['Account'],
+  summary: 'End the session: the token stops working at once',
+  security: bearer,
+  middleware: [authenticate] as const,
+  responses: { 204: { description: 'Logged out.' }, ...pickErrors(401) },
+});
+
+export const authRoutes = newRouter()
+  .openapi(register, async (c) => {
+    const body = c.req.valid('json');
+    const { sql, appKey, config } = c.var.deps;
+    if (!(await hit(sql, emailBucket('register', body.owner_email), LIMITS.registrationsPerEmail))) throw errors.rateLimited();
+    const passwordHash = await hashPassword(body.password, config.BCRYPT_ROUNDS);
+    const shopId = randomUUID();
+    const session = await sql.begin(async (tx) => {
+      await enterTenant(tx, { shopId, userId: null });
+      const shop = await createShop(tx, {
+        id: shopId,
+        name: body.shop_name,
+        business_type: body.business_type ?? null,
+        phone: body.phone ?? null,
+        city: body.city ?? null,
+        tax_id: body.tax_id ?? null,
+        locale: body.locale ?? 'fr',
+        referral_code: body.referral_code?.trim() || null,
+      });
+      const user = await createShopUser(
+        tx,
+        { shopId, name: body.owner_name, email: body.owner_email, passwordHash, role: 'owner', phone: body.phone ?? null, locale: body.locale ?? 'fr' },
+        'owner_email',
+      );
+      await enterTenant(tx, { shopId, userId: user.id });
+      return { token: await openSession(tx, appKey, user, null), user, shop };
+    });
+    return c.json({ data: session }, 201);
+  })
+  .openapi(login, async (c) => {
+    const { email, password, device_name } = c.req.valid('json');
+    const { sql, appKey, config } = c.var.deps;
+    const failures = emailBucket('login-failures', email);
+    if (await reached(sql, failures, LIMITS.failedLoginsPerEmail)) throw errors.rateLimited();
+    const account = await findLogin(sql, email);
+    const matches = await verifyPassword(password, account?.password_hash ?? dummyHash(config.BCRYPT_ROUNDS));
+    if (!account || !matches) {
+      await hit(sql, failures, LIMITS.failedLoginsPerEmail);
+      throw errors.invalidCredentials();
+    }
+    const session = await inTenant(sql, { shopId: account.shop_id, userId: account.user_id }, async (tx) => {
+      const token = await openSession(tx, appKey, { id: account.user_id, shop_id: account.shop_id }, device_name ?? null);
+      return { token, user: (await findUser(tx, account.user_id))!, shop: await findCurrentShop(tx) };
+    });
+    return c.json({ data: session }, 200);
+  })
+  .openapi(forgotPassword, async (c) => {
+    const { email } = c.req.valid('json');
+    const { sql, appKey } = c.var.deps;
+    if (!(await hit(sql, emailBucket('forgot-password', email), LIMITS.forgotPasswordPerEmail))) throw errors.rateLimited();
+    const token = randomToken(32);
+    await sql.begin(async (tx) => {
+      const target = await requestPasswordReset(tx, email, sha256(token));
+      if (target) {
+        await enqueueJob(tx, 'user__forgot_password', {
+          user_id: target.user_id,
+          email: target.email,
+          name: target.name,
+          locale: target.locale,
+          sealed_token: seal(appKey, token),
+        });
+      }
+    });
+    return c.json({ data: { message: 'If this address belongs to an account, a reset token is on its way.' } }, 200);
+  })
+  .openapi(resetPassword, async (c) => {
+    const { token, email, password } = c.req.valid('json');
+    const { sql, config } = c.var.deps;
+    const passwordHash = await hashPassword(password, config.BCRYPT_ROUNDS);
+    const changed = await sql.begin((tx) => consumePasswordReset(tx, email, sha256(token), passwordHash));
+    if (!changed) throw invalidField('token', 'This password reset token is invalid or has expired.', 'invalid_reset_token');
+    return c.json({ data: { message: 'Your password has been reset.' } }, 200);
+  })
+  .openapi(me, async (c) => {
+    const { tx, caller } = c.var;
+    return c.json({ data: { user: (await findUser(tx, caller.userId))!, shop: await findCurrentShop(tx) } }, 200);
+  })
+  .openapi(logout, async (c) => {
+    await revokeSession(c.var.tx, c.var.caller.sessionId);
+    return c.body(null, 204);
+  });

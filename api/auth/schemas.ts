@@ -1,0 +1,45 @@
+import { z } from '@hono/zod-openapi';
+import { ShopRecord } from '../shop/schemas.ts';
+import { Email, Locale, optionalText, Password } from '../schemas.ts';
+import { UserRecord } from '../users/schemas.ts';
+
+export const RegisterBody = z
+  .object({
+    shop_name: z.string().trim().min(1).max(160),
+    owner_name: z.string().trim().min(1).max(160),
+    owner_email: Email,
+    password: Password,
+    business_type: optionalText(120),
+    phone: optionalText(40),
+    city: optionalText(120),
+    tax_id: optionalText(60),
+    locale: Locale.nullable().optional().openapi({ description: 'fr when omitted.' }),
+    referral_code: optionalText(60).openapi({ description: 'Free text; an unknown code is kept but never blocks signup.' }),
+  })
+  .openapi('Register');
+
+export const LoginBody = z
+  .object({
+    email: Email,
+    password: z.string().min(1).max(200),
+    device_name: optionalText(160).openapi({ description: 'Kept on the session, e.g. "Caisse 1".' }),
+  })
+  .openapi('Login');
+
+export const ForgotPasswordBody = z.object({ email: Email }).openapi('ForgotPassword');
+
+export const ResetPasswordBody = z
+  .object({ token: z.string().min(1).max(200), email: Email, password: Password })
+  .openapi('ResetPassword');
+
+export const Session = z
+  .object({
+    token: z.string().openapi({ description: 'Bearer token: `Authorization: Bearer <token>`. Valid 30 days unless revoked.' }),
+    user: UserRecord,
+    shop: ShopRecord.nullable().openapi({ description: 'null for partners and administrators.' }),
+  })
+  .openapi('Session');
+
+export const Me = z.object({ user: UserRecord, shop: ShopRecord.nullable() }).openapi('Me');
+
+export const Notice = z.object({ message: z.string() }).openapi('Notice');

@@ -1,0 +1,41 @@
+import { jwtVerify, SignJWT } from 'jose';
+import { deriveSecret } from '../lib/secrets.ts';
+
+const ALGORITHM = 'HS256';
+const ISSUER = 'pos-api';
+
+/** What a bearer token carries. The session row it names decides whether it is still good. */
+export interface TokenClaims {
+  userId: string;
+  sessionId: string;
+  shopId: string | null;
+}
+
+function signingKey(appKey: string): Uint8Array {
+  return new Uint8Array(deriveSecret(appKey, 'jwt signing'));
+}
+
+export function signAccessToken(appKey: string, claims: TokenClaims, expiresAt: Date): Promise<string> {
+  return new SignJWT({ sid: claims.sessionId, shop: claims.shopId })
+    .setProtectedHeader({ alg: ALGORITHM })
+    .setSubject(claims.userId)
+    .setIssuer(ISSUER)
+    .setIssuedAt()
+    .setExpirationTime(Math.floor(expiresAt.getTime() / 1000))
+    .sign(signingKey(appKey));
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The claims of a well-signed, unexpired token of ours; null for anything else. */
+export async function verifyAccessToken(appKey: string, token: string): Promise<TokenClaims | null> {
+  try {
+    const { payload } = await jwtVerify(token, signingKey(appKey), { algorithms: [ALGORITHM], issuer: ISSUER });
+    const { sub, sid, shop } = payload;
+    if (typeof sub !== 'string' || !UUID.test(sub) || typeof sid !== 'string' || !UUID.test(sid)) return null;
+    if (shop !== null && (typeof shop !== 'string' || !UUID.test(shop))) return null;
+    return { userId: sub, sessionId: sid, shopId: shop };
+  } catch {
+    return null;
+  }
+}

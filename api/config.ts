@@ -1,0 +1,67 @@
+import { z } from 'zod';
+
+const bool = z
+  .enum(['1', '0', 'true', 'false', 'yes', 'no'])
+  .transform((value) => value === '1' || value === 'true' || value === 'yes');
+
+const postgresUrl = z
+  .string()
+  .refine((value) => /^postgres(ql)?:\/\/\S+$/.test(value) && URL.canParse(value), 'must be a postgres:// URL');
+
+const schema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  DATABASE_URL: postgresUrl.optional(),
+  APP_DATABASE_URL: postgresUrl.optional(),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  APP_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
+  APP_URL: z.url().optional(),
+  SMTP_URL: z.string().refine((value) => /^smtps?:\/\/\S+$/.test(value) && URL.canParse(value), 'must be an smtp:// or smtps:// URL').optional(),
+  MAIL_FROM: z.string().min(3).default('Point de vente <no-reply@pos.local>'),
+  MOBILE_MONEY_PROVIDER: z.enum(['simulator']).default('simulator'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  DATA_DIR: z.string().min(1).default('.data'),
+  EMBEDDED_PG_PORT: z.coerce.number().int().min(1).max(65535).default(54329),
+  BCRYPT_ROUNDS: z.coerce.number().int().min(4).max(15).default(10),
+  TRUST_PROXY: bool.default(false),
+  WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
+  DB_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
+});
+
+export type Config = z.infer<typeof schema>;
+
+export class ConfigError extends Error {}
+
+/**
+ * Reads and validates the environment once at start. A missing or malformed value stops the
+ * process with one line naming the variable, never with a stack trace.
+ */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
+  const parsed = schema.safeParse(present);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const name = String(issue.path[0] ?? 'environment');
+    throw new ConfigError(`Invalid configuration: ${name} ${issue.message.replace(/^Invalid input: /, '')}`);
+  }
+  const config = parsed.data;
+  if (config.NODE_ENV === 'production' && !config.APP_KEY) {
+    throw new ConfigError('Invalid configuration: APP_KEY is required when NODE_ENV=production');
+  }
+  if (config.NODE_ENV === 'production' && !config.DATABASE_URL) {
+    throw new ConfigError('Invalid configuration: DATABASE_URL is required when NODE_ENV=production');
+  }
+  return config;
+}
+
+/** Entry points call this: it prints the one line and exits instead of throwing. */
+export function loadConfigOrExit(): Config {
+  try {
+    return loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+}

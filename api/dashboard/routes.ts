@@ -1,0 +1,58 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import { authenticate, requireRole } from '../middleware/auth.ts';
+import { newRouter } from '../router.ts';
+import { bearer, one, pickErrors, Timestamp } from '../schemas.ts';
+import { findCurrentShop } from '../shop/queries.ts';
+import { SubscriptionStatus } from '../shop/schemas.ts';
+import { countStaffByRole } from '../users/queries.ts';
+
+const DAY_MS = 86_400_000;
+
+const Dashboard = z
+  .object({
+    generated_at: Timestamp,
+    shop: z.object({
+      name: z.string(),
+      subscription_status: SubscriptionStatus,
+      trial_ends_at: Timestamp,
+      subscription_ends_at: Timestamp.nullable(),
+      days_left: z.number().int().openapi({ description: 'Whole days until writes need a subscription; 0 once ended.' }),
+    }),
+    staff: z.object({ owner: z.number().int(), manager: z.number().int(), cashier: z.number().int(), total: z.number().int() }),
+  })
+  .openapi('Dashboard');
+
+const getDashboard = createRoute({
+  method: 'get',
+  path: '/dashboard',
+  tags: ['Account'],
+  summary: 'The shop at a glance (manager or owner)',
+  description: 'Grows with each domain: today it covers the subscription and the staff.',
+  security: bearer,
+  middleware: [authenticate, requireRole('manager')] as const,
+  responses: { 200: { description: 'Headline figures.', content: { 'application/json': { schema: one(Dashboard) } } }, ...pickErrors(401, 403) },
+});
+
+export const dashboardRoutes = newRouter().openapi(getDashboard, async (c) => {
+  const { tx } = c.var;
+  const shop = (await findCurrentShop(tx))!;
+  const staff = await countStaffByRole(tx);
+  const now = Date.now();
+  const activeUntil = Math.max(Date.parse(shop.trial_ends_at), shop.subscription_ends_at ? Date.parse(shop.subscription_ends_at) : 0);
+  return c.json(
+    {
+      data: {
+        generated_at: new Date(now).toISOString(),
+        shop: {
+          name: shop.name,
+          subscription_status: shop.subscription_status,
+          trial_ends_at: shop.trial_ends_at,
+          subscription_ends_at: shop.subscription_ends_at,
+          days_left: Math.max(0, Math.ceil((activeUntil - now) / DAY_MS)),
+        },
+        staff: { ...staff, total: staff.owner + staff.manager + staff.cashier },
+      },
+    },
+    200,
+  );
+});

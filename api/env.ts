@@ -1,0 +1,40 @@
+import type { Logger } from 'pino';
+import type { Context } from 'hono';
+import type { Config } from './config.ts';
+import type { Sql, Tx } from './db.ts';
+
+export type Role = 'owner' | 'manager' | 'cashier';
+export type UserKind = 'shop' | 'partner' | 'admin';
+
+/** Who is calling, read from the session row (never from the token alone). */
+export interface Caller {
+  userId: string;
+  sessionId: string;
+  kind: UserKind;
+  shopId: string | null;
+  role: Role | null;
+  /** End of the shop's trial or paid subscription, whichever is later. */
+  shopActiveUntil: Date | null;
+}
+
+/** What the app is built from; each entry point (Node, Deno, tests) supplies it. */
+export interface Deps {
+  config: Config;
+  /** Pool of the row-level-security-bound application role. */
+  sql: Sql;
+  appKey: string;
+  log: Logger;
+  /** The caller's address as the platform's server reports it. */
+  clientAddress: (c: Context<AppEnv>) => string | undefined;
+}
+
+export interface AppEnv {
+  Variables: {
+    requestId: string;
+    deps: Deps;
+    log: Logger;
+    caller: Caller;
+    /** The request's one transaction, with the caller's shop and user set. */
+    tx: Tx;
+  };
+}

@@ -1,0 +1,40 @@
+/**
+ * `npm start`: everything in one process for a laptop or a shop's back office. Without DATABASE_URL
+ * an embedded PostgreSQL keeps its data under DATA_DIR (.data/); migrations, the API and a worker follow.
+ */
+import { migrate } from '../db/migrate.ts';
+import { startWorker } from '../worker/worker.ts';
+import { createApp } from './app.ts';
+import { loadConfigOrExit } from './config.ts';
+import { createSql } from './db.ts';
+import { createLogger } from './logger.ts';
+import { openRuntime } from './runtime.ts';
+import { exitOnStartupError, nodeClientAddress, onShutdown, serveNode } from './server.ts';
+
+const config = loadConfigOrExit();
+const log = createLogger(config.LOG_LEVEL);
+
+try {
+  const runtime = await openRuntime(config, { allowEmbedded: true, onLog: (line) => log.debug({ postgres: line.trim() }) });
+  await migrate(runtime.ownerUrl, {
+    appRolePassword: config.APP_DATABASE_URL ? undefined : runtime.appRolePassword,
+    log: (line) => log.info(line),
+  });
+  const sql = createSql(runtime.appUrl, { max: config.DB_POOL_MAX });
+  const app = createApp({ config, sql, appKey: runtime.appKey, log, clientAddress: nodeClientAddress });
+  const server = await serveNode(app, config.PORT);
+  const worker = await startWorker(runtime, log.child({ role: 'worker' }));
+  onShutdown(log, [
+    ['http', () => server.close()],
+    ['worker', () => worker.stop()],
+    ['pool', () => sql.end({ timeout: 5 })],
+    ['database', () => runtime.stop()],
+  ]);
+  const base = `http://localhost:${server.port}`;
+  process.stdout.write(
+    `\nPoint-of-sale API ready${runtime.embedded ? ' (embedded PostgreSQL, data in ' + config.DATA_DIR + '/)' : ''}\n` +
+      `  API:       ${base}/api/v1\n  Docs:      ${base}/api-docs\n  OpenAPI:   ${base}/openapi.json\n  Health:    ${base}/healthz\n\n`,
+  );
+} catch (error) {
+  exitOnStartupError(error);
+}

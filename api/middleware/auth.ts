@@ -1,0 +1,88 @@
+import type { MiddlewareHandler } from 'hono';
+import { verifyAccessToken } from '../auth/tokens.ts';
+import type { AppEnv, Caller, Role, UserKind } from '../env.ts';
+import { errors } from '../errors.ts';
+import { inTenant } from './tenancy.ts';
+
+/** Thrown inside the request transaction to roll it back after the error handler has answered. */
+const ROLLBACK = Symbol('rollback');
+
+const BEARER = /^Bearer\s+(\S+)$/i;
+
+/**
+ * Bearer authentication, and the request's one transaction: the session named by the token is
+ * checked under row-level security with the token's shop and user set, and the rest of the request
+ * runs in that same transaction. Whatever the handler throws rolls everything back.
+ */
+export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const match = BEARER.exec(c.req.header('authorization') ?? '');
+  if (!match) throw errors.unauthenticated();
+  const { sql, appKey } = c.var.deps;
+  const claims = await verifyAccessToken(appKey, match[1]!);
+  if (!claims) throw errors.unauthenticated();
+  try {
+    await inTenant(sql, { shopId: claims.shopId, userId: claims.userId }, async (tx) => {
+      const [row] = await tx<
+        { kind: UserKind; shop_id: string | null; role: Role | null; trial_ends_at: Date | null; subscription_ends_at: Date | null }[]
+      >`
+        select u.kind, u.shop_id, u.role, sh.trial_ends_at, sh.subscription_ends_at
+          from sessions s
+          join users u on u.id = s.user_id
+          left join shops sh on sh.id = u.shop_id
+         where s.id = ${claims.sessionId}
+           and s.user_id = ${claims.userId}
+           and s.revoked_at is null
+           and s.expires_at > now()
+           and u.deleted_at is null
+           and u.shop_id is not distinct from ${claims.shopId}::uuid`;
+      if (!row) throw errors.unauthenticated();
+      const activeUntil = [row.trial_ends_at, row.subscription_ends_at].filter((d): d is Date => d !== null);
+      const caller: Caller = {
+        userId: claims.userId,
+        sessionId: claims.sessionId,
+        kind: row.kind,
+        shopId: row.shop_id,
+        role: row.role,
+        shopActiveUntil: activeUntil.length ? new Date(Math.max(...activeUntil.map((d) => d.getTime()))) : null,
+      };
+      c.set('caller', caller);
+      c.set('tx', tx);
+      await next();
+      if (c.error) throw ROLLBACK;
+    });
+  } catch (error) {
+    if (error !== ROLLBACK) throw error;
+  }
+};
+
+const RANK: Record<Role, number> = { cashier: 1, manager: 2, owner: 3 };
+
+/** A shop user holding at least `minimum` (cashier < manager < owner). Partners and administrators never pass. */
+export function requireRole(minimum: Role): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const { kind, role } = c.var.caller;
+    if (kind !== 'shop' || !role || RANK[role] < RANK[minimum]) throw errors.forbidden();
+    await next();
+  };
+}
+
+/** `/partner/*` and `/admin/*`: only that kind of account passes. */
+export function requireKind(kind: Exclude<UserKind, 'shop'>): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    if (c.var.caller.kind !== kind) throw errors.forbidden();
+    await next();
+  };
+}
+
+export function hasRole(caller: Caller, minimum: Role): boolean {
+  return caller.kind === 'shop' && caller.role !== null && RANK[caller.role] >= RANK[minimum];
+}
+
+const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** A shop whose trial and subscription have both ended may read but not write: 402. */
+export const requireActiveSubscription: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const until = c.var.caller.shopActiveUntil;
+  if (!READS.has(c.req.method) && until !== null && until.getTime() <= Date.now()) throw errors.subscriptionRequired();
+  await next();
+};

@@ -1,0 +1,46 @@
+import type { Context, MiddlewareHandler } from 'hono';
+import type { Sql } from '../db.ts';
+import type { AppEnv } from '../env.ts';
+import { errors } from '../errors.ts';
+
+/** The limits of CONTRACT section 3. */
+export const LIMITS = {
+  /** Every public operation, per client address: generous, since many shops share a carrier's NAT. */
+  publicPerAddress: { max: 300, window: '15 minutes' },
+  failedLoginsPerEmail: { max: 10, window: '15 minutes' },
+  forgotPasswordPerEmail: { max: 5, window: '1 hour' },
+  registrationsPerEmail: { max: 10, window: '1 hour' },
+} as const;
+
+export type Limit = { max: number; window: string };
+
+/** Counts a hit; false once the bucket is over its limit. Counted in PostgreSQL, so it holds across web processes. */
+export async function hit(sql: Sql, bucket: string, limit: Limit): Promise<boolean> {
+  const [row] = await sql<{ allowed: boolean }[]>`select rate_limit_hit(${bucket}, ${limit.max}, ${limit.window}::interval) as allowed`;
+  return row!.allowed;
+}
+
+export async function reached(sql: Sql, bucket: string, limit: Limit): Promise<boolean> {
+  const [row] = await sql<{ reached: boolean }[]>`select rate_limit_reached(${bucket}, ${limit.max}, ${limit.window}::interval) as reached`;
+  return row!.reached;
+}
+
+export function clientAddress(c: Context<AppEnv>): string {
+  const { config, clientAddress: fromPlatform } = c.var.deps;
+  if (config.TRUST_PROXY) {
+    const forwarded = c.req.header('x-forwarded-for')?.split(',')[0]?.trim();
+    if (forwarded) return forwarded;
+  }
+  return fromPlatform(c) ?? 'unknown';
+}
+
+/** Public operations: 300 requests per address in 15 minutes, whatever the outcome. */
+export const limitPublicByAddress: MiddlewareHandler<AppEnv> = async (c, next) => {
+  if (!(await hit(c.var.deps.sql, `address:${clientAddress(c)}`, LIMITS.publicPerAddress))) throw errors.rateLimited();
+  await next();
+};
+
+/** Per e-mail buckets are keyed on the lower-cased address. */
+export function emailBucket(kind: string, email: string): string {
+  return `${kind}:${email.trim().toLowerCase()}`;
+}

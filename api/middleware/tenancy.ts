@@ -1,0 +1,22 @@
+import type { Sql, Tx } from '../db.ts';
+
+export interface TenantScope {
+  shopId: string | null;
+  userId: string | null;
+}
+
+/**
+ * One transaction with the shop and user set for row-level security. `set_config(..., true)` is
+ * local to the transaction, so nothing leaks to the next borrower of the connection.
+ */
+export function inTenant<T>(sql: Sql, scope: TenantScope, body: (tx: Tx) => Promise<T>): Promise<T> {
+  return sql.begin(async (tx) => {
+    await tx`select set_config('app.shop_id', ${scope.shopId ?? ''}, true), set_config('app.user_id', ${scope.userId ?? ''}, true)`;
+    return body(tx);
+  }) as Promise<T>;
+}
+
+/** Sets the scope inside a transaction already open (register creates the shop it then works in). */
+export async function enterTenant(tx: Tx, scope: TenantScope): Promise<void> {
+  await tx`select set_config('app.shop_id', ${scope.shopId ?? ''}, true), set_config('app.user_id', ${scope.userId ?? ''}, true)`;
+}

@@ -1,0 +1,59 @@
+import { z } from '@hono/zod-openapi';
+
+/** Building blocks shared by every domain's schemas, so a bound reads the same everywhere. */
+
+export const Locale = z.enum(['fr', 'en']).openapi({ description: 'Language of the user, receipts and e-mails.' });
+
+export const Email = z.email().max(254);
+
+export const Password = z.string().min(8).max(200).openapi({ description: 'At least 8 characters.', format: 'password' });
+
+export const Uuid = z.uuid();
+
+export const Timestamp = z.iso.datetime().openapi({ description: 'ISO-8601, UTC.' });
+
+/** Optional text that also accepts null ("null" in the spec's tables). */
+export const optionalText = (max: number) => z.string().max(max).nullable().optional();
+
+export const ErrorBody = z
+  .object({
+    message: z.string(),
+    code: z.string(),
+    errors: z.record(z.string(), z.array(z.string())).optional().openapi({
+      description: 'Failing inputs keyed by dotted path (`items.0.quantity`), each with its messages.',
+    }),
+  })
+  .openapi('Error');
+
+export const IdParam = z.object({ id: Uuid.openapi({ param: { name: 'id', in: 'path' } }) });
+
+export const ListQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(200).default(50).openapi({ param: { name: 'limit', in: 'query' }, example: 50 }),
+  cursor: z.string().max(200).optional().openapi({ param: { name: 'cursor', in: 'query' }, description: 'Opaque; from `meta.next_cursor`.' }),
+});
+
+export const one = <T extends z.ZodType>(record: T) => z.object({ data: record });
+
+export const many = <T extends z.ZodType>(record: T) =>
+  z.object({ data: z.array(record), meta: z.object({ next_cursor: z.string().nullable() }) });
+
+const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: ErrorBody } } });
+
+/** The error answers a route can give, for its OpenAPI entry. */
+export const errorResponses = {
+  400: errorResponse('Malformed JSON (`malformed_json`).'),
+  401: errorResponse('No or bad bearer token (`unauthenticated`).'),
+  402: errorResponse('The shop\'s trial and subscription have both ended (`subscription_required`); writes only.'),
+  403: errorResponse('The caller\'s role may not do this (`forbidden`).'),
+  404: errorResponse('No such record in the caller\'s shop (`not_found`).'),
+  409: errorResponse('The record\'s state forbids the operation.'),
+  413: errorResponse('Body over 1 MiB (`payload_too_large`).'),
+  422: errorResponse('Validation failed (`validation_failed` or a business-rule code).'),
+  429: errorResponse('Too many attempts (`rate_limited`).'),
+} as const;
+
+export function pickErrors<K extends keyof typeof errorResponses>(...statuses: K[]): Pick<typeof errorResponses, K> {
+  return Object.fromEntries(statuses.map((status) => [status, errorResponses[status]])) as Pick<typeof errorResponses, K>;
+}
+
+export const bearer = [{ bearerAuth: [] }];

@@ -1,0 +1,97 @@
+import type { Tx } from '../db.ts';
+import type { ShopRecord, UpdateShopBody } from './schemas.ts';
+
+export const TRIAL_DAYS = 30;
+
+interface ShopRow {
+  id: string;
+  name: string;
+  business_type: string | null;
+  phone: string | null;
+  email: string | null;
+  address: string | null;
+  city: string | null;
+  tax_id: string | null;
+  locale: 'fr' | 'en';
+  receipt_header: string | null;
+  receipt_footer: string | null;
+  allow_negative_stock: boolean;
+  default_vat_rate: number;
+  loyalty_earn_rate: number;
+  loyalty_redeem_rate_xaf: number;
+  trial_ends_at: Date;
+  subscription_ends_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export function subscriptionStatus(shop: Pick<ShopRow, 'trial_ends_at' | 'subscription_ends_at'>, now = new Date()): ShopRecord['subscription_status'] {
+  if (shop.subscription_ends_at && shop.subscription_ends_at > now) return 'active';
+  if (shop.trial_ends_at > now) return 'trial';
+  return 'expired';
+}
+
+function toRecord(row: ShopRow): ShopRecord {
+  return {
+    id: row.id,
+    name: row.name,
+    business_type: row.business_type,
+    phone: row.phone,
+    email: row.email,
+    address: row.address,
+    city: row.city,
+    tax_id: row.tax_id,
+    locale: row.locale,
+    receipt_header: row.receipt_header,
+    receipt_footer: row.receipt_footer,
+    allow_negative_stock: row.allow_negative_stock,
+    default_vat_rate: row.default_vat_rate,
+    loyalty_earn_rate: row.loyalty_earn_rate,
+    loyalty_redeem_rate_xaf: row.loyalty_redeem_rate_xaf,
+    subscription_status: subscriptionStatus(row),
+    trial_ends_at: row.trial_ends_at.toISOString(),
+    subscription_ends_at: row.subscription_ends_at?.toISOString() ?? null,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+  };
+}
+
+const COLUMNS = [
+  'id', 'name', 'business_type', 'phone', 'email', 'address', 'city', 'tax_id', 'locale', 'receipt_header', 'receipt_footer',
+  'allow_negative_stock', 'default_vat_rate', 'loyalty_earn_rate', 'loyalty_redeem_rate_xaf', 'trial_ends_at',
+  'subscription_ends_at', 'created_at', 'updated_at',
+] as const;
+
+export interface NewShop {
+  id: string;
+  name: string;
+  business_type: string | null;
+  phone: string | null;
+  city: string | null;
+  tax_id: string | null;
+  locale: 'fr' | 'en';
+  referral_code: string | null;
+}
+
+/** A new shop on a 30-day trial. The transaction's shop must already be `shop.id`. */
+export async function createShop(tx: Tx, shop: NewShop): Promise<ShopRecord> {
+  const [row] = await tx<ShopRow[]>`
+    insert into shops (id, name, business_type, phone, city, tax_id, locale, referral_code, trial_ends_at)
+    values (${shop.id}, ${shop.name}, ${shop.business_type}, ${shop.phone}, ${shop.city}, ${shop.tax_id}, ${shop.locale},
+            ${shop.referral_code}, now() + make_interval(days => ${TRIAL_DAYS}))
+    returning ${tx(COLUMNS)}`;
+  return toRecord(row!);
+}
+
+/** The transaction's shop, or null when it has none (partners, administrators). */
+export async function findCurrentShop(tx: Tx): Promise<ShopRecord | null> {
+  const [row] = await tx<ShopRow[]>`select ${tx(COLUMNS)} from shops where id = app_shop_id()`;
+  return row ? toRecord(row) : null;
+}
+
+export async function updateCurrentShop(tx: Tx, changes: UpdateShopBody): Promise<ShopRecord> {
+  const keys = Object.keys(changes) as (keyof UpdateShopBody)[];
+  if (keys.length === 0) return (await findCurrentShop(tx))!;
+  const [row] = await tx<ShopRow[]>`update shops set ${tx(changes, keys)} where id = app_shop_id() returning ${tx(COLUMNS)}`;
+  return toRecord(row!);
+}

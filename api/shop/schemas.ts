@@ -1,0 +1,56 @@
+import { z } from '@hono/zod-openapi';
+import { Email, Locale, optionalText, Timestamp, Uuid } from '../schemas.ts';
+
+export const SubscriptionStatus = z.enum(['trial', 'active', 'expired']);
+
+export const ShopRecord = z
+  .object({
+    id: Uuid,
+    name: z.string(),
+    business_type: z.string().nullable(),
+    phone: z.string().nullable(),
+    email: z.string().nullable(),
+    address: z.string().nullable(),
+    city: z.string().nullable(),
+    tax_id: z.string().nullable(),
+    locale: Locale,
+    receipt_header: z.string().nullable(),
+    receipt_footer: z.string().nullable(),
+    allow_negative_stock: z.boolean(),
+    default_vat_rate: z.number().openapi({ description: 'VAT rate in percent given to new products (19.25 in Cameroon).' }),
+    loyalty_earn_rate: z.number().openapi({ description: 'Points earned per XAF paid (0.01 = one point per 100 XAF).' }),
+    loyalty_redeem_rate_xaf: z.number().int().openapi({ description: 'Value in XAF of one redeemed point.' }),
+    subscription_status: SubscriptionStatus,
+    trial_ends_at: Timestamp,
+    subscription_ends_at: Timestamp.nullable(),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  })
+  .openapi('Shop');
+
+export type ShopRecord = z.infer<typeof ShopRecord>;
+
+/** Decimal places allowed: a rate is stored as numeric(5,2) or numeric(12,4). */
+const decimals = (places: number) => (value: number) => Number.isInteger(Math.round(value * 10 ** places * 1e6) / 1e6);
+
+export const UpdateShopBody = z
+  .object({
+    name: z.string().trim().min(1).max(160),
+    business_type: optionalText(120),
+    phone: optionalText(40),
+    email: Email.nullable(),
+    address: optionalText(255),
+    city: optionalText(120),
+    tax_id: optionalText(60),
+    locale: Locale,
+    receipt_header: optionalText(500),
+    receipt_footer: optionalText(500),
+    allow_negative_stock: z.boolean(),
+    default_vat_rate: z.number().min(0).max(100).refine(decimals(2), 'Must have at most 2 decimals.'),
+    loyalty_earn_rate: z.number().min(0).max(1000).refine(decimals(4), 'Must have at most 4 decimals.'),
+    loyalty_redeem_rate_xaf: z.number().int().min(0).max(1_000_000),
+  })
+  .partial()
+  .openapi('UpdateShop');
+
+export type UpdateShopBody = z.infer<typeof UpdateShopBody>;

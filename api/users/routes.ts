@@ -1,0 +1,117 @@
+import { createRoute } from '@hono/zod-openapi';
+import { revokeUserSessions } from '../auth/sessions.ts';
+import type { Caller } from '../env.ts';
+import { errors } from '../errors.ts';
+import { hashPassword } from '../lib/password.ts';
+import { decodeCursor, page } from '../lib/pagination.ts';
+import { authenticate, hasRole, requireActiveSubscription, requireRole } from '../middleware/auth.ts';
+import { newRouter } from '../router.ts';
+import { bearer, IdParam, ListQuery, many, one, pickErrors } from '../schemas.ts';
+import { createShopUser, deleteShopUser, findUser, listShopUsers, toUserRecord, updateUser, type UserChanges } from './queries.ts';
+import { CreateUserBody, UpdateUserBody, UserRecord } from './schemas.ts';
+
+/**
+ * Staff rules (CONTRACT section 3): managers manage cashiers; only the owner appoints, changes or
+ * removes managers and owners, and only the owner changes a role.
+ */
+function mayManage(caller: Caller, target: Pick<UserRecord, 'role'>): boolean {
+  return hasRole(caller, 'owner') || target.role === 'cashier';
+}
+
+const STAFF_RULES =
+  'Managers may create, change and remove cashiers; creating or changing a manager or an owner, and any change of role, needs the owner. ' +
+  'The shop\'s last owner cannot be demoted or removed (409 `last_owner`).';
+
+const listUsers = createRoute({
+  method: 'get',
+  path: '/users',
+  tags: ['Staff'],
+  summary: 'List the shop\'s staff (manager or owner)',
+  security: bearer,
+  middleware: [authenticate, requireRole('manager')] as const,
+  request: { query: ListQuery },
+  responses: { 200: { description: 'Staff, oldest first.', content: { 'application/json': { schema: many(UserRecord) } } }, ...pickErrors(401, 403, 422) },
+});
+
+const createUser = createRoute({
+  method: 'post',
+  path: '/users',
+  tags: ['Staff'],
+  summary: 'Add a staff member (manager or owner)',
+  description: STAFF_RULES,
+  security: bearer,
+  middleware: [authenticate, requireRole('manager'), requireActiveSubscription] as const,
+  request: { body: { content: { 'application/json': { schema: CreateUserBody } }, required: true } },
+  responses: { 201: { description: 'The new user.', content: { 'application/json': { schema: one(UserRecord) } } }, ...pickErrors(400, 401, 402, 403, 413, 422) },
+});
+
+const putUser = createRoute({
+  method: 'put',
+  path: '/users/{id}',
+  tags: ['Staff'],
+  summary: 'Change a staff member (manager or owner)',
+  description: `${STAFF_RULES} A new password ends that user's sessions.`,
+  security: bearer,
+  middleware: [authenticate, requireRole('manager'), requireActiveSubscription] as const,
+  request: { params: IdParam, body: { content: { 'application/json': { schema: UpdateUserBody } }, required: true } },
+  responses: { 200: { description: 'The user as saved.', content: { 'application/json': { schema: one(UserRecord) } } }, ...pickErrors(400, 401, 402, 403, 404, 409, 413, 422) },
+});
+
+const deleteUser = createRoute({
+  method: 'delete',
+  path: '/users/{id}',
+  tags: ['Staff'],
+  summary: 'Remove a staff member (manager or owner)',
+  description: `${STAFF_RULES} The user's sessions end at once; the history that names them is kept.`,
+  security: bearer,
+  middleware: [authenticate, requireRole('manager'), requireActiveSubscription] as const,
+  request: { params: IdParam },
+  responses: { 204: { description: 'Removed.' }, ...pickErrors(401, 402, 403, 404, 409) },
+});
+
+export const userRoutes = newRouter()
+  .openapi(listUsers, async (c) => {
+    const { limit, cursor } = c.req.valid('query');
+    const { rows, nextCursor } = page(await listShopUsers(c.var.tx, limit, decodeCursor(cursor)), limit);
+    return c.json({ data: rows.map(toUserRecord), meta: { next_cursor: nextCursor } }, 200);
+  })
+  .openapi(createUser, async (c) => {
+    const body = c.req.valid('json');
+    const { caller, tx, deps } = c.var;
+    if (!mayManage(caller, body)) throw errors.forbidden();
+    const user = await createShopUser(tx, {
+      shopId: caller.shopId!,
+      name: body.name,
+      email: body.email,
+      passwordHash: await hashPassword(body.password, deps.config.BCRYPT_ROUNDS),
+      role: body.role,
+      phone: body.phone ?? null,
+      locale: body.locale ?? 'fr',
+    });
+    return c.json({ data: user }, 201);
+  })
+  .openapi(putUser, async (c) => {
+    const { id } = c.req.valid('param');
+    const body = c.req.valid('json');
+    const { caller, tx, deps } = c.var;
+    const target = await findUser(tx, id);
+    if (!target || target.shop_id !== caller.shopId) throw errors.notFound();
+    const changesRole = body.role !== undefined && body.role !== target.role;
+    if (!mayManage(caller, target) || (changesRole && !hasRole(caller, 'owner'))) throw errors.forbidden();
+    const { password, ...rest } = body;
+    const changes: UserChanges = { ...rest };
+    if (password !== undefined) changes.password_hash = await hashPassword(password, deps.config.BCRYPT_ROUNDS);
+    const user = (await updateUser(tx, id, changes))!;
+    if (password !== undefined) await revokeUserSessions(tx, id, caller.sessionId);
+    return c.json({ data: user }, 200);
+  })
+  .openapi(deleteUser, async (c) => {
+    const { id } = c.req.valid('param');
+    const { caller, tx } = c.var;
+    const target = await findUser(tx, id);
+    if (!target || target.shop_id !== caller.shopId) throw errors.notFound();
+    if (!mayManage(caller, target)) throw errors.forbidden();
+    await deleteShopUser(tx, id);
+    await revokeUserSessions(tx, id);
+    return c.body(null, 204);
+  });

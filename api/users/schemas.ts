@@ -1,0 +1,49 @@
+import { z } from '@hono/zod-openapi';
+import { Email, Locale, optionalText, Password, Timestamp, Uuid } from '../schemas.ts';
+
+export const Role = z.enum(['owner', 'manager', 'cashier']);
+export const UserKind = z.enum(['shop', 'partner', 'admin']).openapi({
+  description: '`shop` for a shop\'s staff; `partner` and `admin` accounts belong to no shop.',
+});
+
+export const UserRecord = z
+  .object({
+    id: Uuid,
+    kind: UserKind,
+    shop_id: Uuid.nullable(),
+    role: Role.nullable().openapi({ description: 'Shop role; null for partners and administrators.' }),
+    name: z.string(),
+    email: z.string(),
+    phone: z.string().nullable(),
+    locale: Locale,
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  })
+  .openapi('User');
+
+export type UserRecord = z.infer<typeof UserRecord>;
+
+export const CreateUserBody = z
+  .object({
+    name: z.string().trim().min(1).max(160),
+    email: Email,
+    password: Password,
+    role: Role,
+    phone: optionalText(40),
+    locale: Locale.nullable().optional(),
+  })
+  .openapi('CreateUser');
+
+export const UpdateUserBody = z
+  .object({
+    name: z.string().trim().min(1).max(160),
+    email: Email,
+    password: Password,
+    role: Role,
+    phone: optionalText(40),
+    locale: Locale,
+  })
+  .partial()
+  .openapi('UpdateUser');
+
+export type UpdateUserBody = z.infer<typeof UpdateUserBody>;

@@ -1,0 +1,64 @@
+import { z } from 'zod';
+import { fromZodError } from './errors.ts';
+
+function describeType(expected: string): string {
+  switch (expected) {
+    case 'string':
+      return 'a string';
+    case 'number':
+      return 'a number';
+    case 'int':
+      return 'an integer';
+    case 'boolean':
+      return 'true or false';
+    case 'array':
+      return 'a list';
+    case 'object':
+      return 'an object';
+    default:
+      return `of type ${expected}`;
+  }
+}
+
+const unit = (origin: string, count: number | bigint) =>
+  origin === 'string' ? ` character${count === 1 ? '' : 's'}` : origin === 'array' || origin === 'set' ? ` item${count === 1 ? '' : 's'}` : '';
+
+/**
+ * Readable messages for every validation failure, the same on every route. Installed once at
+ * start-up (zod's configuration is global).
+ */
+export function installValidationMessages(): void {
+  z.config({
+    customError: (issue) => {
+      switch (issue.code) {
+        case 'invalid_type':
+          return issue.input === undefined ? 'This field is required.' : `Must be ${describeType(issue.expected)}.`;
+        case 'too_small': {
+          if (issue.origin === 'string' && issue.minimum === 1) return 'This field is required.';
+          const bound = issue.inclusive === false ? 'more than' : 'at least';
+          return `Must be ${bound} ${issue.minimum}${unit(issue.origin, issue.minimum as number)}.`;
+        }
+        case 'too_big': {
+          const bound = issue.inclusive === false ? 'less than' : 'at most';
+          return `Must be ${bound} ${issue.maximum}${unit(issue.origin, issue.maximum as number)}.`;
+        }
+        case 'invalid_format':
+          if (issue.format === 'email') return 'Must be a valid e-mail address.';
+          if (issue.format === 'uuid') return 'Must be a valid UUID.';
+          if (issue.format === 'datetime' || issue.format === 'date') return 'Must be a valid ISO-8601 date.';
+          return `Must be a valid ${issue.format}.`;
+        case 'invalid_value':
+          return `Must be one of: ${issue.values.map(String).join(', ')}.`;
+        case 'not_multiple_of':
+          return `Must be a multiple of ${issue.divisor}.`;
+        default:
+          return undefined;
+      }
+    },
+  });
+}
+
+/** The hook every route validates with: any failure becomes the CONTRACT's 422. */
+export function validationHook(result: { success: true } | { success: false; error: z.ZodError }): void {
+  if (!result.success) throw fromZodError(result.error);
+}

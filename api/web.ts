@@ -1,0 +1,23 @@
+/** `npm run start:web` (Procfile `web`): the stateless API only. Scale it out; migrations run in `release`. */
+import { createApp } from './app.ts';
+import { loadConfigOrExit } from './config.ts';
+import { createSql } from './db.ts';
+import { createLogger } from './logger.ts';
+import { openRuntime } from './runtime.ts';
+import { exitOnStartupError, nodeClientAddress, onShutdown, serveNode } from './server.ts';
+
+const config = loadConfigOrExit();
+const log = createLogger(config.LOG_LEVEL);
+
+try {
+  const runtime = await openRuntime(config, { allowEmbedded: false });
+  const sql = createSql(runtime.appUrl, { max: config.DB_POOL_MAX });
+  const server = await serveNode(createApp({ config, sql, appKey: runtime.appKey, log, clientAddress: nodeClientAddress }), config.PORT);
+  onShutdown(log, [
+    ['http', () => server.close()],
+    ['pool', () => sql.end({ timeout: 5 })],
+  ]);
+  log.info({ port: server.port }, 'web listening');
+} catch (error) {
+  exitOnStartupError(error);
+}

@@ -1,0 +1,18 @@
+/** `npm run migrate` (Procfile `release`): graphile-worker's schema, then ours, then the app role's login. */
+import { loadConfigOrExit } from '../api/config.ts';
+import { openRuntime } from '../api/runtime.ts';
+import { exitOnStartupError } from '../api/server.ts';
+import { migrate } from './migrate.ts';
+
+const config = loadConfigOrExit();
+try {
+  const runtime = await openRuntime(config, { allowEmbedded: true });
+  const applied = await migrate(runtime.ownerUrl, {
+    appRolePassword: config.APP_DATABASE_URL ? undefined : runtime.appRolePassword,
+    log: (line) => process.stdout.write(`${line}\n`),
+  });
+  process.stdout.write(applied.length ? `${applied.length} migration(s) applied\n` : 'database up to date\n');
+  await runtime.stop();
+} catch (error) {
+  exitOnStartupError(error);
+}

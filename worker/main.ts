@@ -1,0 +1,18 @@
+/** `npm run start:worker` (Procfile `worker`): graphile-worker only. Scale it separately from `web`. */
+import { loadConfigOrExit } from '../api/config.ts';
+import { createLogger } from '../api/logger.ts';
+import { openRuntime } from '../api/runtime.ts';
+import { exitOnStartupError, onShutdown } from '../api/server.ts';
+import { startWorker } from './worker.ts';
+
+const config = loadConfigOrExit();
+const log = createLogger(config.LOG_LEVEL, 'pos-worker');
+
+try {
+  const runtime = await openRuntime(config, { allowEmbedded: false });
+  const worker = await startWorker(runtime, log);
+  onShutdown(log, [['worker', () => worker.stop()]]);
+  log.info('worker running');
+} catch (error) {
+  exitOnStartupError(error);
+}

@@ -1,0 +1,63 @@
+import { Logger as WorkerLogger, run, type Runner, type TaskList } from 'graphile-worker';
+import pg from 'pg';
+import type { Logger } from 'pino';
+import type { Runtime } from '../api/runtime.ts';
+import type { WorkerContext } from './context.ts';
+import { createMailer, type Mailer } from './mailer.ts';
+import { authPruneExpired } from './tasks/auth__prune_expired.ts';
+import { userForgotPassword } from './tasks/user__forgot_password.ts';
+
+/** Every task by name; names are `<subject>__<action>` (worker/tasks/). */
+export function taskList(ctx: WorkerContext): TaskList {
+  return {
+    user__forgot_password: userForgotPassword(ctx),
+    auth__prune_expired: authPruneExpired,
+  };
+}
+
+/** Times are UTC. Each item's id is pinned so that renaming a task never replays its history. */
+export const CRONTAB = ['15 * * * * auth__prune_expired ?id=auth_prune_expired'].join('\n');
+
+function workerLogger(log: Logger): WorkerLogger {
+  return new WorkerLogger((scope) => (level, message, meta) => {
+    const method = level === 'error' ? 'error' : level === 'warning' ? 'warn' : level === 'debug' ? 'debug' : 'info';
+    log[method]({ scope, ...meta }, message);
+  });
+}
+
+export interface Worker {
+  runner: Runner;
+  stop(): Promise<void>;
+}
+
+/**
+ * graphile-worker on its own pool of the owner's role (the worker's tables are not the app role's).
+ * Signals are left to the process, which stops the worker as part of its own graceful shutdown.
+ */
+export async function startWorker(runtime: Runtime, log: Logger, mailer?: Mailer): Promise<Worker> {
+  const { config, appKey, ownerUrl } = runtime;
+  const ctx: WorkerContext = {
+    config,
+    appKey,
+    log,
+    mailer: mailer ?? createMailer({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM, dataDir: config.DATA_DIR }),
+  };
+  const pool = new pg.Pool({ connectionString: ownerUrl, max: config.WORKER_CONCURRENCY + 2, application_name: 'pos-worker' });
+  pool.on('error', (error) => log.error({ err: error }, 'worker database pool error'));
+  const runner = await run({
+    pgPool: pool,
+    concurrency: config.WORKER_CONCURRENCY,
+    noHandleSignals: true,
+    pollInterval: 1000,
+    taskList: taskList(ctx),
+    crontab: CRONTAB,
+    logger: workerLogger(log),
+  });
+  return {
+    runner,
+    async stop() {
+      await runner.stop();
+      await pool.end();
+    },
+  };
+}
