@@ -21,7 +21,10 @@ export const CRONTAB = ['15 * * * * auth__prune_expired ?id=auth_prune_expired']
 function workerLogger(log: Logger): WorkerLogger {
   return new WorkerLogger((scope) => (level, message, meta) => {
     const method = level === 'error' ? 'error' : level === 'warning' ? 'warn' : level === 'debug' ? 'debug' : 'info';
-    log[method]({ scope, ...meta }, message);
+    // A job's payload may carry personal data or sealed secrets: log which job, never what it carries.
+    const { job, ...rest } = (meta ?? {}) as { job?: { id: string; task_identifier: string; attempts: number } };
+    const jobRef = job ? { id: job.id, task: job.task_identifier, attempts: job.attempts } : undefined;
+    log[method]({ scope, ...rest, job: jobRef }, message);
   });
 }
 
@@ -43,7 +46,9 @@ export async function startWorker(runtime: Runtime, log: Logger, mailer?: Mailer
     mailer: mailer ?? createMailer({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM, dataDir: config.DATA_DIR }),
   };
   const pool = new pg.Pool({ connectionString: ownerUrl, max: config.WORKER_CONCURRENCY + 2, application_name: 'pos-worker' });
+  // An idle client whose connection drops must not crash the process: log it, the pool replaces it.
   pool.on('error', (error) => log.error({ err: error }, 'worker database pool error'));
+  pool.on('connect', (client) => client.on('error', (error) => log.error({ err: error }, 'worker database client error')));
   const runner = await run({
     pgPool: pool,
     concurrency: config.WORKER_CONCURRENCY,
