@@ -1,0 +1,55 @@
+import { randomBytes } from 'node:crypto';
+import type { Service } from './service.ts';
+
+/** Shared set-up: a shop with its owner, staff of each role, unique e-mails. */
+
+export const PASSWORD = 'secret-pass-1';
+
+export function uniqueEmail(prefix = 'user'): string {
+  return `${prefix}.${randomBytes(5).toString('hex')}@example.cm`;
+}
+
+export interface ShopFixture {
+  token: string;
+  user: any;
+  shop: any;
+  email: string;
+  password: string;
+}
+
+export async function registerShop(api: Service, overrides: Record<string, unknown> = {}): Promise<ShopFixture> {
+  const email = (overrides.owner_email as string) ?? uniqueEmail('owner');
+  const reply = await api.request('POST', '/auth/register', {
+    body: { shop_name: 'Boutique Awa', owner_name: 'Awa Ndiaye', owner_email: email, password: PASSWORD, ...overrides },
+  });
+  if (reply.status !== 201) throw new Error(`register failed: ${reply.status} ${JSON.stringify(reply.body)}`);
+  return { token: reply.body.data.token, user: reply.body.data.user, shop: reply.body.data.shop, email, password: PASSWORD };
+}
+
+export interface StaffFixture {
+  token: string;
+  user: any;
+  email: string;
+}
+
+/** A staff member of the given role, created by the shop's owner, logged in. */
+export async function addStaff(api: Service, owner: ShopFixture, role: 'owner' | 'manager' | 'cashier'): Promise<StaffFixture> {
+  const email = uniqueEmail(role);
+  const created = await api.request('POST', '/users', { token: owner.token, body: { name: `A ${role}`, email, password: PASSWORD, role } });
+  if (created.status !== 201) throw new Error(`add staff failed: ${created.status} ${JSON.stringify(created.body)}`);
+  return { token: await login(api, email), user: created.body.data, email };
+}
+
+export async function login(api: Service, email: string, password = PASSWORD): Promise<string> {
+  const reply = await api.request('POST', '/auth/login', { body: { email, password } });
+  if (reply.status !== 200) throw new Error(`login failed: ${reply.status} ${JSON.stringify(reply.body)}`);
+  return reply.body.data.token;
+}
+
+/** Ends the shop's trial (and any subscription) so that writes need a subscription. */
+export async function expireSubscription(api: Service, shopId: string): Promise<void> {
+  await api.ownerSql`update shops set trial_ends_at = now() - interval '1 day', subscription_ends_at = null where id = ${shopId}`;
+}
+
+/** A string of exactly `length` characters. */
+export const chars = (length: number, ch = 'a') => ch.repeat(length);
