@@ -112,5 +112,7 @@ export function handleError(error: unknown, c: Context<AppEnv>): Response {
   }
   const body: { message: string; code: string; errors?: FieldErrors } = { message: appError.message, code: appError.code };
   if (appError.errors) body.errors = appError.errors;
+  // The unread rest of an oversized body makes the connection unusable: tell the client not to reuse it.
+  if (appError.status === 413) c.header('Connection', 'close');
   return c.json(body, appError.status);
 }

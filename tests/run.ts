@@ -5,7 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import postgres from 'postgres';
 import { APP_DB_ROLE } from '../api/db.ts';
@@ -59,7 +59,13 @@ if (!serverUrl) {
 }
 
 const template = await ensureTemplate(serverUrl);
-const tap = spawn(process.execPath, [path.resolve('node_modules/tap/dist/esm/run.mjs'), ...process.argv.slice(2)], {
+// `npm test -- tests/auth` runs one folder: tap itself wants files, so folders are expanded here.
+const targets = process.argv.slice(2).flatMap((arg) =>
+  !arg.startsWith('-') && statSync(arg, { throwIfNoEntry: false })?.isDirectory()
+    ? readdirSync(arg, { recursive: true }).map(String).filter((f) => f.endsWith('.test.ts')).map((f) => path.join(arg, f))
+    : [arg],
+);
+const tap = spawn(process.execPath, [path.resolve('node_modules/tap/dist/esm/run.mjs'), ...targets], {
   stdio: ['inherit', 'pipe', 'inherit'],
   env: {
     ...process.env,

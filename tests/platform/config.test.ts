@@ -1,0 +1,46 @@
+import { spawnSync } from 'node:child_process';
+import t from 'tap';
+import { ConfigError, loadConfig } from '../../api/config.ts';
+
+t.test('defaults apply when the environment says nothing', async (t) => {
+  const config = loadConfig({});
+  t.equal(config.PORT, 3000);
+  t.equal(config.MOBILE_MONEY_PROVIDER, 'simulator');
+  t.equal(config.LOG_LEVEL, 'info');
+  t.equal(config.DATA_DIR, '.data');
+  t.equal(config.DATABASE_URL, undefined);
+});
+
+t.test('a malformed value is refused with one line naming the variable', async (t) => {
+  const cases: [Record<string, string>, RegExp][] = [
+    [{ PORT: 'abc' }, /^Invalid configuration: PORT /],
+    [{ PORT: '70000' }, /^Invalid configuration: PORT /],
+    [{ DATABASE_URL: 'mysql://x@y/z' }, /^Invalid configuration: DATABASE_URL must be a postgres:\/\/ URL$/],
+    [{ LOG_LEVEL: 'loud' }, /^Invalid configuration: LOG_LEVEL /],
+    [{ APP_KEY: 'short' }, /^Invalid configuration: APP_KEY must be at least 32 characters$/],
+    [{ SMTP_URL: 'http://mail' }, /^Invalid configuration: SMTP_URL /],
+    [{ MOBILE_MONEY_PROVIDER: 'bank' }, /^Invalid configuration: MOBILE_MONEY_PROVIDER /],
+  ];
+  for (const [env, message] of cases) {
+    t.throws(() => loadConfig(env), { constructor: ConfigError, message }, JSON.stringify(env));
+  }
+});
+
+t.test('production needs APP_KEY and DATABASE_URL', async (t) => {
+  t.throws(() => loadConfig({ NODE_ENV: 'production', DATABASE_URL: 'postgres://a@b/c' }), {
+    message: 'Invalid configuration: APP_KEY is required when NODE_ENV=production',
+  });
+  t.throws(() => loadConfig({ NODE_ENV: 'production', APP_KEY: 'k'.repeat(40) }), {
+    message: 'Invalid configuration: DATABASE_URL is required when NODE_ENV=production',
+  });
+});
+
+t.test('a process started with a bad value stops at once with that line and exit code 1', async (t) => {
+  const result = spawnSync(process.execPath, ['--import=tsx', 'api/web.ts'], {
+    env: { ...process.env, PORT: 'not-a-port' },
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
+  t.equal(result.status, 1);
+  t.match(result.stderr.trim(), /^Invalid configuration: PORT [^\n]+$/);
+});

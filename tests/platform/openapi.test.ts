@@ -1,0 +1,69 @@
+import t from 'tap';
+import { startService } from '../support/service.ts';
+
+const api = await startService(t);
+const doc = (await api.raw('GET', '/openapi.json')).body;
+
+t.test('the OpenAPI document is 3.1 and describes version 1.0.0', async (t) => {
+  t.equal(doc.openapi, '3.1.0');
+  t.equal(doc.info.version, '1.0.0');
+});
+
+t.test('every operation of the foundation is documented under /api/v1', async (t) => {
+  const expected: [string, string][] = [
+    ['/api/v1/auth/register', 'post'],
+    ['/api/v1/auth/login', 'post'],
+    ['/api/v1/auth/me', 'get'],
+    ['/api/v1/auth/logout', 'post'],
+    ['/api/v1/auth/forgot-password', 'post'],
+    ['/api/v1/auth/reset-password', 'post'],
+    ['/api/v1/profile', 'put'],
+    ['/api/v1/profile/password', 'post'],
+    ['/api/v1/users', 'get'],
+    ['/api/v1/users', 'post'],
+    ['/api/v1/users/{id}', 'put'],
+    ['/api/v1/users/{id}', 'delete'],
+    ['/api/v1/shop', 'get'],
+    ['/api/v1/shop', 'put'],
+    ['/api/v1/dashboard', 'get'],
+    ['/healthz', 'get'],
+    ['/readyz', 'get'],
+  ];
+  for (const [path, method] of expected) t.ok(doc.paths[path]?.[method], `${method.toUpperCase()} ${path}`);
+});
+
+t.test('request bounds come from the same zod schemas that validate', async (t) => {
+  const register = doc.paths['/api/v1/auth/register'].post.requestBody.content['application/json'].schema;
+  const schema = register.$ref ? doc.components.schemas[register.$ref.split('/').pop()] : register;
+  t.equal(schema.properties.shop_name.maxLength, 160);
+  t.equal(schema.properties.password.minLength, 8);
+  t.same(schema.properties.phone, { type: ['string', 'null'], maxLength: 40 });
+  t.same(schema.properties.locale.enum, ['fr', 'en', null]);
+  t.same([...schema.required].sort(), ['owner_email', 'owner_name', 'password', 'shop_name']);
+});
+
+t.test('protected operations declare the bearer scheme and their error answers', async (t) => {
+  t.same(doc.components.securitySchemes.bearerAuth, {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'JWT',
+    description: 'From POST /api/v1/auth/login or /auth/register.',
+  });
+  const putShop = doc.paths['/api/v1/shop'].put;
+  t.same(putShop.security, [{ bearerAuth: [] }]);
+  for (const status of ['401', '402', '403', '422']) t.ok(putShop.responses[status], `documents ${status}`);
+});
+
+t.test('the interactive reference is served without any external request', async (t) => {
+  const page = await api.raw('GET', '/api-docs');
+  t.equal(page.status, 200);
+  t.match(page.headers.get('content-type'), /text\/html/);
+  const sources = [...String(page.body).matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!);
+  t.ok(sources.length >= 3);
+  for (const source of sources) t.ok(source.startsWith('/'), `${source} is served by the service`);
+  for (const source of sources) {
+    const asset = await api.raw('GET', source);
+    t.equal(asset.status, 200, source);
+  }
+  t.equal((await api.raw('GET', '/api-docs/assets/package.json')).status, 404, 'only the listed assets are served');
+});
