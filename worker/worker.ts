@@ -47,8 +47,9 @@ export async function startWorker(runtime: Runtime, log: Logger, mailer?: Mailer
   };
   const pool = new pg.Pool({ connectionString: ownerUrl, max: config.WORKER_CONCURRENCY + 2, application_name: 'pos-worker' });
   // An idle client whose connection drops must not crash the process: log it, the pool replaces it.
-  pool.on('error', (error) => log.error({ err: error }, 'worker database pool error'));
-  pool.on('connect', (client) => client.on('error', (error) => log.error({ err: error }, 'worker database client error')));
+  const logDrop = (error: Error & { code?: string }) => log.error({ error: error.message, code: error.code }, 'worker database connection lost');
+  pool.on('error', logDrop);
+  pool.on('connect', (client) => client.on('error', logDrop));
   const runner = await run({
     pgPool: pool,
     concurrency: config.WORKER_CONCURRENCY,
