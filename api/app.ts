@@ -1,6 +1,7 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import { cors } from 'hono/cors';
 import { requestId } from 'hono/request-id';
 import { accountRoutes } from './account/routes.ts';
 import { authRoutes } from './auth/routes.ts';
@@ -44,6 +45,8 @@ export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
   installValidationMessages();
   const app = new OpenAPIHono<AppEnv>();
   app.use(requestId());
+  // Browser tills are served from their own origin; tokens travel in headers, never cookies.
+  app.use(cors({ origin: '*', allowHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-Id', 'X-Pairing-Secret'], exposeHeaders: ['X-Request-Id'], maxAge: 86400 }));
   app.use(async (c, next) => {
     c.set('deps', deps);
     await next();

@@ -6,7 +6,12 @@ export const Locale = z.enum(['fr', 'en']).openapi({ description: 'Language of t
 
 export const Email = z.email().max(254);
 
-export const Password = z.string().min(8).max(200).openapi({ description: 'At least 8 characters.', format: 'password' });
+/** bcrypt reads 72 bytes and ignores the rest, so a longer password would be silently shortened. */
+export const Password = z
+  .string()
+  .min(8)
+  .refine((value) => Buffer.byteLength(value, 'utf8') <= 72, 'Must be at most 72 bytes.')
+  .openapi({ description: 'At least 8 characters, at most 72 bytes.', format: 'password', maxLength: 72 });
 
 export const Uuid = z.uuid();
 

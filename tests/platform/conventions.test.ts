@@ -120,3 +120,15 @@ t.test('logs are JSON lines with the request id and never a password or token', 
   t.notOk(everything.includes(PASSWORD), 'no password');
   t.notOk(everything.includes(data.token), 'no token');
 });
+
+t.test('browser tills on another origin may call the API (CORS), and see the request id', async (t) => {
+  const preflight = await api.request('OPTIONS', '/auth/login', {
+    headers: { origin: 'https://till.example.cm', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type,authorization' },
+  });
+  t.equal(preflight.status, 204);
+  t.equal(preflight.headers.get('access-control-allow-origin'), '*');
+  t.match(preflight.headers.get('access-control-allow-headers'), /Authorization/);
+  const reply = await api.request('GET', '/auth/me', { headers: { origin: 'https://till.example.cm' } });
+  t.equal(reply.headers.get('access-control-allow-origin'), '*');
+  t.match(reply.headers.get('access-control-expose-headers'), /X-Request-Id/);
+});
