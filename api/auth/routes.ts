@@ -5,7 +5,7 @@ import { enqueueJob } from '../lib/jobs.ts';
 import { dummyHash, hashPassword, verifyPassword } from '../lib/password.ts';
 import { randomToken, seal, sha256 } from '../lib/secrets.ts';
 import { authenticate } from '../middleware/auth.ts';
-import { emailBucket, hit, LIMITS, limitPublicByAddress, reached } from '../middleware/rate-limit.ts';
+import { emailBucket, hit, LIMITS, limitPublicByAddress, refund } from '../middleware/rate-limit.ts';
 import { enterTenant, inTenant } from '../middleware/tenancy.ts';
 import { newRouter } from '../router.ts';
 import { bearer, one, pickErrors } from '../schemas.ts';
@@ -115,14 +115,14 @@ export const authRoutes = newRouter()
   .openapi(login, async (c) => {
     const { email, password, device_name } = c.req.valid('json');
     const { sql, appKey, config } = c.var.deps;
+    // Each attempt is counted before the password is checked, in one atomic step, so a burst of
+    // simultaneous guesses cannot slip past the limit; an attempt that succeeds is given back.
     const failures = emailBucket('login-failures', email);
-    if (await reached(sql, failures, LIMITS.failedLoginsPerEmail)) throw errors.rateLimited();
+    if (!(await hit(sql, failures, LIMITS.failedLoginsPerEmail))) throw errors.rateLimited();
     const account = await findLogin(sql, email);
     const matches = await verifyPassword(password, account?.password_hash ?? dummyHash(config.BCRYPT_ROUNDS));
-    if (!account || !matches) {
-      await hit(sql, failures, LIMITS.failedLoginsPerEmail);
-      throw errors.invalidCredentials();
-    }
+    if (!account || !matches) throw errors.invalidCredentials();
+    await refund(sql, failures);
     const session = await inTenant(sql, { shopId: account.shop_id, userId: account.user_id }, async (tx) => {
       const token = await openSession(tx, appKey, { id: account.user_id, shop_id: account.shop_id }, device_name ?? null);
       return { token, user: (await findUser(tx, account.user_id))!, shop: await findCurrentShop(tx) };

@@ -20,9 +20,9 @@ export async function hit(sql: Sql, bucket: string, limit: Limit): Promise<boole
   return row!.allowed;
 }
 
-export async function reached(sql: Sql, bucket: string, limit: Limit): Promise<boolean> {
-  const [row] = await sql<{ reached: boolean }[]>`select rate_limit_reached(${bucket}, ${limit.max}, ${limit.window}::interval) as reached`;
-  return row!.reached;
+/** Gives back a hit counted up front for an attempt that did not fail. */
+export async function refund(sql: Sql, bucket: string): Promise<void> {
+  await sql`select rate_limit_refund(${bucket})`;
 }
 
 export function clientAddress(c: Context<AppEnv>): string {

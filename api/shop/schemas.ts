@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { Email, Locale, optionalText, Timestamp, Uuid } from '../schemas.ts';
+import { Locale, optionalText, Timestamp, Uuid } from '../schemas.ts';
 
 export const SubscriptionStatus = z.enum(['trial', 'active', 'expired']);
 
@@ -38,7 +38,7 @@ export const UpdateShopBody = z
     name: z.string().trim().min(1).max(160),
     business_type: optionalText(120),
     phone: optionalText(40),
-    email: Email.nullable(),
+    email: z.email().max(160).nullable(),
     address: optionalText(255),
     city: optionalText(120),
     tax_id: optionalText(60),

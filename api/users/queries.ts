@@ -72,7 +72,7 @@ export async function listShopUsers(tx: Tx, limit: number, after: Position | nul
     select ${tx(COLUMNS)}, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as cursor_at
       from users
      where shop_id = app_shop_id() and deleted_at is null
-       ${after ? tx`and (created_at, id) > (${after.at}::timestamptz, ${after.id}::uuid)` : tx``}
+       ${after ? tx`and (created_at, id) > (${after.at}::text::timestamptz, ${after.id}::uuid)` : tx``}
      order by created_at, id
      limit ${limit + 1}`;
 }

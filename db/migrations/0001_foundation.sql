@@ -213,7 +213,7 @@ begin
   if not found then
     return false;
   end if;
-  update password_resets set used_at = now() where id = reset_id;
+  update password_resets set used_at = now() where user_id = target_id and used_at is null;
   update users set password_hash = p_password_hash where id = target_id;
   update sessions set revoked_at = now() where user_id = target_id and revoked_at is null;
   return true;
@@ -232,13 +232,13 @@ create function rate_limit_hit(p_bucket text, p_max integer, p_window interval)
     returning hits <= p_max
 $$;
 
--- Whether the bucket has already reached p_max in its current window, without counting a hit.
-create function rate_limit_reached(p_bucket text, p_max integer, p_window interval)
-  returns boolean
-  language sql stable security definer
+-- Gives back one hit (an attempt counted up front that turned out not to be a failure).
+create function rate_limit_refund(p_bucket text)
+  returns void
+  language sql volatile security definer
   set search_path = pg_catalog, public
   as $$
-    select coalesce((select hits >= p_max from rate_limits where bucket = p_bucket and window_started_at > now() - p_window), false)
+    update rate_limits set hits = greatest(hits - 1, 0) where bucket = p_bucket
 $$;
 
 -- The app role's only door into graphile-worker: the job exists if and only if the caller's

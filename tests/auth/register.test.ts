@@ -1,6 +1,7 @@
-import t, { type Test } from 'tap';
+import t from 'tap';
 import { chars, PASSWORD, uniqueEmail } from '../support/fixtures.ts';
-import { startService, type Reply } from '../support/service.ts';
+import { startService } from '../support/service.ts';
+import { expectInvalid } from '../support/replies.ts';
 
 const api = await startService(t);
 
@@ -17,16 +18,6 @@ const validBody = (overrides: Record<string, unknown> = {}) => ({
 const register = (body: unknown) => api.request('POST', '/auth/register', { body });
 
 /** The CONTRACT's 422: fixed message and code, `errors` naming exactly the failing inputs. */
-function assertInvalid(t: Test, reply: Reply, keys: string[]) {
-  t.equal(reply.status, 422, JSON.stringify(reply.body));
-  t.equal(reply.body.message, 'The given data was invalid.');
-  t.equal(reply.body.code, 'validation_failed');
-  t.strictSame(Object.keys(reply.body.errors ?? {}).sort(), [...keys].sort());
-  for (const key of keys) {
-    t.ok(Array.isArray(reply.body.errors[key]) && reply.body.errors[key].length > 0, `errors.${key} lists messages`);
-    for (const message of reply.body.errors[key] ?? []) t.type(message, 'string');
-  }
-}
 
 const countShops = async () => (await api.ownerSql<{ n: number }[]>`select count(*)::int as n from shops`)[0]!.n;
 const countUsers = async () => (await api.ownerSql<{ n: number }[]>`select count(*)::int as n from users`)[0]!.n;
@@ -100,7 +91,7 @@ t.test('the person who registers is the shop\'s owner', async (t) => {
 
 t.test('a validation failure is a 422 with the fixed message, code validation_failed and errors keyed by input', async (t) => {
   const reply = await register({});
-  assertInvalid(t, reply, ['shop_name', 'owner_name', 'owner_email', 'password']);
+  expectInvalid(t, reply, ['shop_name', 'owner_name', 'owner_email', 'password']);
   t.strictSame(Object.keys(reply.body).sort(), ['code', 'errors', 'message']);
 });
 
@@ -119,42 +110,42 @@ for (const field of ['shop_name', 'owner_name']) {
   });
 
   t.test(`${field} of 161 characters is a 422 on ${field}`, async (t) => {
-    assertInvalid(t, await register(validBody({ [field]: chars(161, 'n') })), [field]);
+    expectInvalid(t, await register(validBody({ [field]: chars(161, 'n') })), [field]);
   });
 
   t.test(`${field} is required`, async (t) => {
     const body: Record<string, unknown> = validBody();
     delete body[field];
-    assertInvalid(t, await register(body), [field]);
+    expectInvalid(t, await register(body), [field]);
   });
 
   t.test(`an empty ${field} is a 422 on ${field}`, async (t) => {
-    assertInvalid(t, await register(validBody({ [field]: '' })), [field]);
+    expectInvalid(t, await register(validBody({ [field]: '' })), [field]);
   });
 
   t.test(`a blank ${field} is a 422 on ${field}`, async (t) => {
-    assertInvalid(t, await register(validBody({ [field]: '   ' })), [field]);
+    expectInvalid(t, await register(validBody({ [field]: '   ' })), [field]);
   });
 
   t.test(`a null ${field} is a 422 on ${field}`, async (t) => {
-    assertInvalid(t, await register(validBody({ [field]: null })), [field]);
+    expectInvalid(t, await register(validBody({ [field]: null })), [field]);
   });
 }
 
 t.test('owner_email is required', async (t) => {
   const body: Record<string, unknown> = validBody();
   delete body.owner_email;
-  assertInvalid(t, await register(body), ['owner_email']);
+  expectInvalid(t, await register(body), ['owner_email']);
 });
 
 t.test('an owner_email that is not an e-mail address is a 422 on owner_email', async (t) => {
   for (const email of ['awa', 'awa@', '@example.cm', 'awa example.cm', '']) {
-    assertInvalid(t, await register(validBody({ owner_email: email })), ['owner_email']);
+    expectInvalid(t, await register(validBody({ owner_email: email })), ['owner_email']);
   }
 });
 
 t.test('a password of 7 characters is a 422 on password', async (t) => {
-  assertInvalid(t, await register(validBody({ password: chars(7, 'p') })), ['password']);
+  expectInvalid(t, await register(validBody({ password: chars(7, 'p') })), ['password']);
 });
 
 t.test('a password of 8 characters is accepted and logs in', async (t) => {
@@ -165,10 +156,18 @@ t.test('a password of 8 characters is accepted and logs in', async (t) => {
   t.equal(login.status, 200);
 });
 
+t.test('a password of 72 bytes is accepted and one of 73 bytes is a 422 on password', async (t) => {
+  t.equal((await register(validBody({ password: chars(72, 'p') }))).status, 201);
+  expectInvalid(t, await register(validBody({ password: chars(73, 'p') })), ['password']);
+  // bcrypt reads bytes, not characters: 36 two-byte characters fit, 37 do not.
+  t.equal((await register(validBody({ password: chars(36, 'é') }))).status, 201);
+  expectInvalid(t, await register(validBody({ password: chars(37, 'é') })), ['password']);
+});
+
 t.test('password is required', async (t) => {
   const body: Record<string, unknown> = validBody();
   delete body.password;
-  assertInvalid(t, await register(body), ['password']);
+  expectInvalid(t, await register(body), ['password']);
 });
 
 const optionalBounds = [
@@ -186,7 +185,7 @@ for (const { field, max, saved } of optionalBounds) {
   });
 
   t.test(`${field} of ${max + 1} characters is a 422 on ${field}`, async (t) => {
-    assertInvalid(t, await register(validBody({ [field]: chars(max + 1, '7') })), [field]);
+    expectInvalid(t, await register(validBody({ [field]: chars(max + 1, '7') })), [field]);
   });
 
   t.test(`${field} may be null`, async (t) => {
@@ -196,7 +195,7 @@ for (const { field, max, saved } of optionalBounds) {
   });
 
   t.test(`${field} must be a string`, async (t) => {
-    assertInvalid(t, await register(validBody({ [field]: 12345 })), [field]);
+    expectInvalid(t, await register(validBody({ [field]: 12345 })), [field]);
   });
 }
 
@@ -233,7 +232,7 @@ t.test('locale is fr when omitted or null', async (t) => {
 
 t.test('a locale other than fr or en is a 422 on locale', async (t) => {
   for (const locale of ['de', 'FR', 'en-GB', '', 1]) {
-    assertInvalid(t, await register(validBody({ locale })), ['locale']);
+    expectInvalid(t, await register(validBody({ locale })), ['locale']);
   }
 });
 
@@ -246,8 +245,8 @@ t.test('an unknown referral code does not block signup', async (t) => {
 t.test('an owner_email already taken, in any case, is a 422 on owner_email', async (t) => {
   const email = uniqueEmail('taken');
   t.equal((await register(validBody({ owner_email: email }))).status, 201);
-  assertInvalid(t, await register(validBody({ owner_email: email })), ['owner_email']);
-  assertInvalid(t, await register(validBody({ owner_email: email.toUpperCase() })), ['owner_email']);
+  expectInvalid(t, await register(validBody({ owner_email: email })), ['owner_email']);
+  expectInvalid(t, await register(validBody({ owner_email: email.toUpperCase() })), ['owner_email']);
 });
 
 t.test('a register refused for a taken e-mail writes nothing', async (t) => {
@@ -255,7 +254,7 @@ t.test('a register refused for a taken e-mail writes nothing', async (t) => {
   t.equal((await register(validBody({ owner_email: email }))).status, 201);
   const [shops, users] = [await countShops(), await countUsers()];
   const reply = await register(validBody({ owner_email: email.toUpperCase(), shop_name: 'Second shop' }));
-  assertInvalid(t, reply, ['owner_email']);
+  expectInvalid(t, reply, ['owner_email']);
   t.equal(await countShops(), shops, 'no shop was left behind');
   t.equal(await countUsers(), users, 'no user was left behind');
   const [orphan] = await api.ownerSql`select id from shops where name = 'Second shop'`;
@@ -264,7 +263,16 @@ t.test('a register refused for a taken e-mail writes nothing', async (t) => {
 
 t.test('a register refused by validation writes nothing', async (t) => {
   const [shops, users] = [await countShops(), await countUsers()];
-  assertInvalid(t, await register(validBody({ password: 'short' })), ['password']);
+  expectInvalid(t, await register(validBody({ password: 'short' })), ['password']);
   t.equal(await countShops(), shops);
   t.equal(await countUsers(), users);
+});
+
+t.test('concurrent registrations with one e-mail create exactly one shop', async (t) => {
+  const email = uniqueEmail('race');
+  const shops = await countShops();
+  const replies = await Promise.all(Array.from({ length: 8 }, (_, i) => register(validBody({ owner_email: i % 2 ? email : email.toUpperCase() }))));
+  t.strictSame(replies.map((reply) => reply.status).sort(), [201, 422, 422, 422, 422, 422, 422, 422]);
+  for (const reply of replies.filter((r) => r.status === 422)) expectInvalid(t, reply, ['owner_email']);
+  t.equal(await countShops(), shops + 1);
 });

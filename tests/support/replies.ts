@@ -1,5 +1,5 @@
 import type { Test } from 'tap';
-import type { Reply } from '../support/service.ts';
+import type { Reply } from './service.ts';
 
 /** The fixed error answers of CONTRACT section 2, exactly as a client receives them. */
 export const UNAUTHENTICATED = { message: 'Unauthenticated.', code: 'unauthenticated' };
@@ -16,15 +16,18 @@ export function expectError(t: Test, reply: Reply, status: number, body: { messa
   t.strictSame(reply.body, body, `${label}body ${JSON.stringify(body)}`);
 }
 
-/** A 422 whose `errors` name exactly one input, `key`, with at least one message. */
-export function expectInvalid(t: Test, reply: Reply, key: string, what = '', code = 'validation_failed'): void {
+/** A 422 whose `errors` name exactly the given inputs, each with at least one message. */
+export function expectInvalid(t: Test, reply: Reply, keys: string | string[], what = '', code = 'validation_failed'): void {
   const label = what ? `${what}: ` : '';
-  t.equal(reply.status, 422, `${label}status 422`);
+  const expected = (Array.isArray(keys) ? [...keys] : [keys]).sort();
+  t.equal(reply.status, 422, `${label}status 422 ${reply.status === 422 ? '' : JSON.stringify(reply.body)}`);
   t.equal(reply.body?.message, 'The given data was invalid.', `${label}message`);
   t.equal(reply.body?.code, code, `${label}code ${code}`);
-  t.strictSame(Object.keys(reply.body?.errors ?? {}), [key], `${label}errors name only ${key}`);
-  const messages = reply.body?.errors?.[key];
-  t.ok(Array.isArray(messages) && messages.length > 0 && messages.every((m: unknown) => typeof m === 'string' && m.length > 0), `${label}messages for ${key}`);
+  t.strictSame(Object.keys(reply.body?.errors ?? {}).sort(), expected, `${label}errors name ${expected.join(', ')}`);
+  for (const key of expected) {
+    const messages = reply.body?.errors?.[key];
+    t.ok(Array.isArray(messages) && messages.length > 0 && messages.every((m: unknown) => typeof m === 'string' && m.length > 0), `${label}messages for ${key}`);
+  }
 }
 
 /** A 409 business-rule refusal: the given code and a sentence, nothing else. */

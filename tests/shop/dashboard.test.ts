@@ -1,0 +1,82 @@
+import t from 'tap';
+import { addStaff, expireSubscription, registerShop } from '../support/fixtures.ts';
+import { startService } from '../support/service.ts';
+import { expectError, FORBIDDEN, UNAUTHENTICATED } from '../support/replies.ts';
+
+const api = await startService(t);
+
+const dashboard = (token: string) => api.request('GET', '/dashboard', { token });
+
+async function staffCounts(token: string) {
+  const reply = await dashboard(token);
+  if (reply.status !== 200) throw new Error(`dashboard failed: ${reply.status} ${JSON.stringify(reply.body)}`);
+  return reply.body.data.staff;
+}
+
+t.test('the owner and a manager see the dashboard; a cashier may not (403)', async (t) => {
+  const owner = await registerShop(api);
+  const manager = await addStaff(api, owner, 'manager');
+  const cashier = await addStaff(api, owner, 'cashier');
+  for (const [who, token] of [['owner', owner.token], ['manager', manager.token]] as const) {
+    const reply = await dashboard(token);
+    t.equal(reply.status, 200, who);
+    t.strictSame(Object.keys(reply.body), ['data'], `${who}: {data}`);
+    t.strictSame(Object.keys(reply.body.data).sort(), ['generated_at', 'shop', 'staff'], `${who}: sections`);
+    t.strictSame(Object.keys(reply.body.data.shop).sort(), ['days_left', 'name', 'subscription_ends_at', 'subscription_status', 'trial_ends_at'], `${who}: shop keys`);
+    t.strictSame(Object.keys(reply.body.data.staff).sort(), ['cashier', 'manager', 'owner', 'total'], `${who}: staff keys`);
+  }
+  expectError(t, await dashboard(cashier.token), 403, FORBIDDEN, 'cashier');
+  expectError(t, await api.request('GET', '/dashboard'), 401, UNAUTHENTICATED, 'no token');
+});
+
+t.test('a new shop is on a 30-day trial with its owner as only staff', async (t) => {
+  const owner = await registerShop(api, { shop_name: 'Alimentation Ngoa' });
+  const reply = await dashboard(owner.token);
+  t.equal(reply.status, 200);
+  const { shop, staff, generated_at } = reply.body.data;
+  t.match(shop, { name: 'Alimentation Ngoa', subscription_status: 'trial', subscription_ends_at: null, days_left: 30 });
+  t.equal(shop.trial_ends_at, owner.shop.trial_ends_at, 'the trial ends when the shop says');
+  t.strictSame(staff, { owner: 1, manager: 0, cashier: 0, total: 1 });
+  t.ok(Math.abs(Date.parse(generated_at) - Date.now()) < 60_000 && generated_at.endsWith('Z'), 'generated_at is now, in UTC');
+});
+
+t.test('adding, promoting and removing staff changes the counts', async (t) => {
+  const owner = await registerShop(api);
+  const cashier = await addStaff(api, owner, 'cashier');
+  t.strictSame(await staffCounts(owner.token), { owner: 1, manager: 0, cashier: 1, total: 2 }, 'a cashier');
+  const manager = await addStaff(api, owner, 'manager');
+  t.strictSame(await staffCounts(owner.token), { owner: 1, manager: 1, cashier: 1, total: 3 }, 'and a manager');
+  t.strictSame(await staffCounts(manager.token), { owner: 1, manager: 1, cashier: 1, total: 3 }, 'the manager sees the same');
+  t.equal((await api.request('PUT', `/users/${cashier.user.id}`, { token: owner.token, body: { role: 'manager' } })).status, 200);
+  t.strictSame(await staffCounts(owner.token), { owner: 1, manager: 2, cashier: 0, total: 3 }, 'the cashier promoted');
+  t.equal((await api.request('DELETE', `/users/${manager.user.id}`, { token: owner.token })).status, 204);
+  t.strictSame(await staffCounts(owner.token), { owner: 1, manager: 1, cashier: 0, total: 2 }, 'a manager removed');
+});
+
+t.test('an ended trial shows expired with 0 days left', async (t) => {
+  const owner = await registerShop(api);
+  await expireSubscription(api, owner.shop.id);
+  const reply = await dashboard(owner.token);
+  t.equal(reply.status, 200, 'still readable');
+  t.match(reply.body.data.shop, { subscription_status: 'expired', days_left: 0, subscription_ends_at: null });
+});
+
+t.test('a paid subscription shows active with the days until it ends', async (t) => {
+  const owner = await registerShop(api);
+  await api.ownerSql`
+    update shops set trial_ends_at = now() - interval '1 day', subscription_ends_at = now() + interval '10 days' where id = ${owner.shop.id}`;
+  const reply = await dashboard(owner.token);
+  t.equal(reply.status, 200);
+  t.match(reply.body.data.shop, { subscription_status: 'active', days_left: 10 });
+  t.type(reply.body.data.shop.subscription_ends_at, 'string');
+});
+
+t.test('another shop\'s staff is never counted', async (t) => {
+  const mine = await registerShop(api);
+  const manager = await addStaff(api, mine, 'manager');
+  const theirs = await registerShop(api);
+  for (const role of ['owner', 'manager', 'cashier', 'cashier'] as const) await addStaff(api, theirs, role);
+  t.strictSame(await staffCounts(mine.token), { owner: 1, manager: 1, cashier: 0, total: 2 }, 'the owner\'s view');
+  t.strictSame(await staffCounts(manager.token), { owner: 1, manager: 1, cashier: 0, total: 2 }, 'the manager\'s view');
+  t.strictSame(await staffCounts(theirs.token), { owner: 2, manager: 1, cashier: 2, total: 5 }, 'the other shop counts its own');
+});
