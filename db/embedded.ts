@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { userInfo } from 'node:os';
 import path from 'node:path';
 import postgres from 'postgres';
@@ -49,6 +49,8 @@ export async function startEmbeddedPostgres(options: {
   const dataDir = path.resolve(options.dataDir);
   const databaseDir = path.join(dataDir, 'pg');
   await mkdir(dataDir, { recursive: true, mode: 0o755 });
+  // As root, the server runs as the `postgres` user, who must be able to reach its directory.
+  if (userInfo().uid === 0) await chmod(dataDir, 0o755);
   const password = await readOrCreate(path.join(dataDir, 'pg_password'), () => randomToken(18));
   const log = options.onLog ?? (() => {});
   const EmbeddedPostgres = await importWithoutSignalHooks();
