@@ -52,8 +52,10 @@ export function onShutdown(log: Logger, steps: [string, () => Promise<void>][]):
     log.info('stopped');
     process.exit(0);
   };
-  process.once('SIGTERM', () => void stop('SIGTERM'));
-  process.once('SIGINT', () => void stop('SIGINT'));
+  // `on`, not `once`: platforms signal the whole process group, so the signal can arrive twice
+  // (directly and relayed by npm or tsx); a second one must not fall through to the default and kill.
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
 }
 
 /** A start-up failure is one line on stderr and exit code 1. */
