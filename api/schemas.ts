@@ -42,6 +42,12 @@ export const one = <T extends z.ZodType>(record: T) => z.object({ data: record }
 export const many = <T extends z.ZodType>(record: T) =>
   z.object({ data: z.array(record), meta: z.object({ next_cursor: z.string().nullable() }) });
 
+/** A required JSON request body. */
+export const jsonBody = <T extends z.ZodType>(schema: T) => ({ content: { 'application/json': { schema } }, required: true as const });
+
+/** A JSON answer of a route, for its OpenAPI entry and its typed handler. */
+export const jsonResponse = <T extends z.ZodType>(description: string, schema: T) => ({ description, content: { 'application/json': { schema } } });
+
 const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: ErrorBody } } });
 
 /** The error answers a route can give, for its OpenAPI entry. */

@@ -5,7 +5,7 @@ import { invalidField } from '../errors.ts';
 import { hashPassword, verifyPassword } from '../lib/password.ts';
 import { authenticate } from '../middleware/auth.ts';
 import { newRouter } from '../router.ts';
-import { bearer, Locale, one, optionalText, Password, pickErrors } from '../schemas.ts';
+import { bearer, jsonBody, jsonResponse, Locale, one, optionalText, Password, pickErrors } from '../schemas.ts';
 import { findPasswordHash, updateUser } from '../users/queries.ts';
 import { UserRecord } from '../users/schemas.ts';
 
@@ -24,8 +24,8 @@ const putProfile = createRoute({
   description: 'Any account (shop staff, partner, administrator); allowed after the shop\'s subscription has ended.',
   security: bearer,
   middleware: [authenticate] as const,
-  request: { body: { content: { 'application/json': { schema: ProfileBody } }, required: true } },
-  responses: { 200: { description: 'The user as saved.', content: { 'application/json': { schema: one(UserRecord) } } }, ...pickErrors(400, 401, 413, 422) },
+  request: { body: jsonBody(ProfileBody) },
+  responses: { 200: jsonResponse('The user as saved.', one(UserRecord)), ...pickErrors(400, 401, 413, 422) },
 });
 
 const changePassword = createRoute({
@@ -36,8 +36,8 @@ const changePassword = createRoute({
   description: 'A wrong current password is a 422 on `current_password`. Every other session of the account ends; this one goes on.',
   security: bearer,
   middleware: [authenticate] as const,
-  request: { body: { content: { 'application/json': { schema: ChangePasswordBody } }, required: true } },
-  responses: { 200: { description: 'Password changed.', content: { 'application/json': { schema: one(Notice) } } }, ...pickErrors(400, 401, 413, 422) },
+  request: { body: jsonBody(ChangePasswordBody) },
+  responses: { 200: jsonResponse('Password changed.', one(Notice)), ...pickErrors(400, 401, 413, 422) },
 });
 
 export const accountRoutes = newRouter()

@@ -8,14 +8,12 @@ import { authenticate } from '../middleware/auth.ts';
 import { emailBucket, hit, LIMITS, limitPublicByAddress, refund } from '../middleware/rate-limit.ts';
 import { enterTenant, inTenant } from '../middleware/tenancy.ts';
 import { newRouter } from '../router.ts';
-import { bearer, one, pickErrors } from '../schemas.ts';
+import { bearer, jsonBody, jsonResponse, one, pickErrors } from '../schemas.ts';
 import { createShop, findCurrentShop } from '../shop/queries.ts';
 import { createShopUser, findUser } from '../users/queries.ts';
 import { consumePasswordReset, findLogin, requestPasswordReset } from './queries.ts';
 import { ForgotPasswordBody, LoginBody, Me, Notice, RegisterBody, ResetPasswordBody, Session } from './schemas.ts';
 import { openSession, revokeSession } from './sessions.ts';
-
-const json = <T>(schema: T) => ({ content: { 'application/json': { schema } }, required: true });
 
 const register = createRoute({
   method: 'post',
@@ -24,8 +22,8 @@ const register = createRoute({
   summary: 'Create a shop and its owner, on a 30-day trial',
   description: 'Public. Answers the owner\'s token. Rate-limited per address (300 in 15 minutes) and per e-mail (10 an hour).',
   middleware: [limitPublicByAddress] as const,
-  request: { body: json(RegisterBody) },
-  responses: { 201: { description: 'The new shop, its owner and a token.', content: { 'application/json': { schema: one(Session) } } }, ...pickErrors(400, 413, 422, 429) },
+  request: { body: jsonBody(RegisterBody) },
+  responses: { 201: jsonResponse('The new shop, its owner and a token.', one(Session)), ...pickErrors(400, 413, 422, 429) },
 });
 
 const login = createRoute({
@@ -37,8 +35,8 @@ const login = createRoute({
     'Public; serves shop staff, partners and administrators alike (`user.kind`). After 10 failed attempts for one e-mail in 15 minutes, ' +
     'every attempt for it answers 429 until the window ends.',
   middleware: [limitPublicByAddress] as const,
-  request: { body: json(LoginBody) },
-  responses: { 200: { description: 'A token, the user and their shop.', content: { 'application/json': { schema: one(Session) } } }, ...pickErrors(400, 401, 413, 422, 429) },
+  request: { body: jsonBody(LoginBody) },
+  responses: { 200: jsonResponse('A token, the user and their shop.', one(Session)), ...pickErrors(400, 401, 413, 422, 429) },
 });
 
 const forgotPassword = createRoute({
@@ -48,8 +46,8 @@ const forgotPassword = createRoute({
   summary: 'E-mail a password reset token',
   description: 'Public. Answers 200 whether or not the address is known. The token is valid 60 minutes and single-use. 5 requests per e-mail an hour.',
   middleware: [limitPublicByAddress] as const,
-  request: { body: json(ForgotPasswordBody) },
-  responses: { 200: { description: 'Accepted.', content: { 'application/json': { schema: one(Notice) } } }, ...pickErrors(400, 413, 422, 429) },
+  request: { body: jsonBody(ForgotPasswordBody) },
+  responses: { 200: jsonResponse('Accepted.', one(Notice)), ...pickErrors(400, 413, 422, 429) },
 });
 
 const resetPassword = createRoute({
@@ -59,8 +57,8 @@ const resetPassword = createRoute({
   summary: 'Set a new password with a reset token',
   description: 'Public. Ends every session of the account. A wrong, used or expired token is a 422 on `token` (`invalid_reset_token`).',
   middleware: [limitPublicByAddress] as const,
-  request: { body: json(ResetPasswordBody) },
-  responses: { 200: { description: 'Password changed.', content: { 'application/json': { schema: one(Notice) } } }, ...pickErrors(400, 413, 422, 429) },
+  request: { body: jsonBody(ResetPasswordBody) },
+  responses: { 200: jsonResponse('Password changed.', one(Notice)), ...pickErrors(400, 413, 422, 429) },
 });
 
 const me = createRoute({
@@ -70,7 +68,7 @@ const me = createRoute({
   summary: 'The current user and their shop',
   security: bearer,
   middleware: [authenticate] as const,
-  responses: { 200: { description: 'The caller.', content: { 'application/json': { schema: one(Me) } } }, ...pickErrors(401) },
+  responses: { 200: jsonResponse('The caller.', one(Me)), ...pickErrors(401) },
 });
 
 const logout = createRoute({

@@ -1,7 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { authenticate, requireRole } from '../middleware/auth.ts';
 import { newRouter } from '../router.ts';
-import { bearer, one, pickErrors, Timestamp } from '../schemas.ts';
+import { bearer, jsonResponse, one, pickErrors, Timestamp } from '../schemas.ts';
 import { findCurrentShop } from '../shop/queries.ts';
 import { SubscriptionStatus } from '../shop/schemas.ts';
 import { countStaffByRole } from '../users/queries.ts';
@@ -30,7 +30,7 @@ const getDashboard = createRoute({
   description: 'Grows with each domain: today it covers the subscription and the staff.',
   security: bearer,
   middleware: [authenticate, requireRole('manager')] as const,
-  responses: { 200: { description: 'Headline figures.', content: { 'application/json': { schema: one(Dashboard) } } }, ...pickErrors(401, 403) },
+  responses: { 200: jsonResponse('Headline figures.', one(Dashboard)), ...pickErrors(401, 403) },
 });
 
 export const dashboardRoutes = newRouter().openapi(getDashboard, async (c) => {

@@ -1,6 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { newRouter } from '../router.ts';
-import { ErrorBody } from '../schemas.ts';
+import { ErrorBody, jsonResponse } from '../schemas.ts';
 
 const Status = z.object({ status: z.string() });
 
@@ -9,7 +9,7 @@ const healthz = createRoute({
   path: '/healthz',
   tags: ['Operations'],
   summary: 'Liveness: 200 while the process lives',
-  responses: { 200: { description: 'Alive.', content: { 'application/json': { schema: Status } } } },
+  responses: { 200: jsonResponse('Alive.', Status) },
 });
 
 const readyz = createRoute({
@@ -18,8 +18,8 @@ const readyz = createRoute({
   tags: ['Operations'],
   summary: 'Readiness: 200 only when the database answers',
   responses: {
-    200: { description: 'Ready.', content: { 'application/json': { schema: Status } } },
-    503: { description: 'The database does not answer (`not_ready`).', content: { 'application/json': { schema: ErrorBody } } },
+    200: jsonResponse('Ready.', Status),
+    503: jsonResponse('The database does not answer (`not_ready`).', ErrorBody),
   },
 });
 

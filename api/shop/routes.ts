@@ -1,7 +1,7 @@
 import { createRoute } from '@hono/zod-openapi';
 import { authenticate, requireActiveSubscription, requireRole } from '../middleware/auth.ts';
 import { newRouter } from '../router.ts';
-import { bearer, one, pickErrors } from '../schemas.ts';
+import { bearer, jsonBody, jsonResponse, one, pickErrors } from '../schemas.ts';
 import { findCurrentShop, updateCurrentShop } from './queries.ts';
 import { ShopRecord, UpdateShopBody } from './schemas.ts';
 
@@ -14,7 +14,7 @@ const getShop = createRoute({
   security: bearer,
   middleware: [authenticate, requireRole('cashier')] as const,
   responses: {
-    200: { description: 'The shop.', content: { 'application/json': { schema: one(ShopRecord) } } },
+    200: jsonResponse('The shop.', one(ShopRecord)),
     ...pickErrors(401, 403),
   },
 });
@@ -27,9 +27,9 @@ const putShop = createRoute({
   description: 'Every field is optional; only those sent change.',
   security: bearer,
   middleware: [authenticate, requireRole('owner'), requireActiveSubscription] as const,
-  request: { body: { content: { 'application/json': { schema: UpdateShopBody } }, required: true } },
+  request: { body: jsonBody(UpdateShopBody) },
   responses: {
-    200: { description: 'The shop as saved.', content: { 'application/json': { schema: one(ShopRecord) } } },
+    200: jsonResponse('The shop as saved.', one(ShopRecord)),
     ...pickErrors(400, 401, 402, 403, 413, 422),
   },
 });

@@ -6,7 +6,7 @@ import { hashPassword } from '../lib/password.ts';
 import { decodeCursor, page } from '../lib/pagination.ts';
 import { authenticate, hasRole, requireActiveSubscription, requireRole } from '../middleware/auth.ts';
 import { newRouter } from '../router.ts';
-import { bearer, IdParam, ListQuery, many, one, pickErrors } from '../schemas.ts';
+import { bearer, IdParam, jsonBody, jsonResponse, ListQuery, many, one, pickErrors } from '../schemas.ts';
 import { createShopUser, deleteShopUser, findUser, listShopUsers, toUserRecord, updateUser, type UserChanges } from './queries.ts';
 import { CreateUserBody, UpdateUserBody, UserRecord } from './schemas.ts';
 
@@ -30,7 +30,7 @@ const listUsers = createRoute({
   security: bearer,
   middleware: [authenticate, requireRole('manager')] as const,
   request: { query: ListQuery },
-  responses: { 200: { description: 'Staff, oldest first.', content: { 'application/json': { schema: many(UserRecord) } } }, ...pickErrors(401, 403, 422) },
+  responses: { 200: jsonResponse('Staff, oldest first.', many(UserRecord)), ...pickErrors(401, 403, 422) },
 });
 
 const createUser = createRoute({
@@ -41,8 +41,8 @@ const createUser = createRoute({
   description: STAFF_RULES,
   security: bearer,
   middleware: [authenticate, requireRole('manager'), requireActiveSubscription] as const,
-  request: { body: { content: { 'application/json': { schema: CreateUserBody } }, required: true } },
-  responses: { 201: { description: 'The new user.', content: { 'application/json': { schema: one(UserRecord) } } }, ...pickErrors(400, 401, 402, 403, 413, 422) },
+  request: { body: jsonBody(CreateUserBody) },
+  responses: { 201: jsonResponse('The new user.', one(UserRecord)), ...pickErrors(400, 401, 402, 403, 413, 422) },
 });
 
 const putUser = createRoute({
@@ -53,8 +53,8 @@ const putUser = createRoute({
   description: `${STAFF_RULES} A new password ends that user's sessions.`,
   security: bearer,
   middleware: [authenticate, requireRole('manager'), requireActiveSubscription] as const,
-  request: { params: IdParam, body: { content: { 'application/json': { schema: UpdateUserBody } }, required: true } },
-  responses: { 200: { description: 'The user as saved.', content: { 'application/json': { schema: one(UserRecord) } } }, ...pickErrors(400, 401, 402, 403, 404, 409, 413, 422) },
+  request: { params: IdParam, body: jsonBody(UpdateUserBody) },
+  responses: { 200: jsonResponse('The user as saved.', one(UserRecord)), ...pickErrors(400, 401, 402, 403, 404, 409, 413, 422) },
 });
 
 const deleteUser = createRoute({

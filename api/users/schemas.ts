@@ -23,27 +23,16 @@ export const UserRecord = z
 
 export type UserRecord = z.infer<typeof UserRecord>;
 
-export const CreateUserBody = z
-  .object({
-    name: z.string().trim().min(1).max(160),
-    email: Email,
-    password: Password,
-    role: Role,
-    phone: optionalText(40),
-    locale: Locale.nullable().optional(),
-  })
-  .openapi('CreateUser');
+const StaffFields = z.object({
+  name: z.string().trim().min(1).max(160),
+  email: Email,
+  password: Password,
+  role: Role,
+  phone: optionalText(40),
+});
 
-export const UpdateUserBody = z
-  .object({
-    name: z.string().trim().min(1).max(160),
-    email: Email,
-    password: Password,
-    role: Role,
-    phone: optionalText(40),
-    locale: Locale,
-  })
-  .partial()
-  .openapi('UpdateUser');
+export const CreateUserBody = StaffFields.extend({ locale: Locale.nullable().optional() }).openapi('CreateUser');
+
+export const UpdateUserBody = StaffFields.extend({ locale: Locale }).partial().openapi('UpdateUser');
 
 export type UpdateUserBody = z.infer<typeof UpdateUserBody>;
