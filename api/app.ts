@@ -40,6 +40,31 @@ const logRequests: MiddlewareHandler<AppEnv> = async (c, next) => {
   log.info({ method: c.req.method, path: c.req.path, status: c.res.status, ms: Math.round(performance.now() - started) }, 'request');
 };
 
+/** The decisions every operation shares, stated once in the OpenAPI document. */
+const API_DESCRIPTION = [
+  'Multi-tenant, offline-capable point-of-sale back end. Money is integer XAF (`*_xaf`), prices include VAT.',
+  '',
+  '**Envelope.** One record answers `{"data": {...}}`, a list `{"data": [...], "meta": {"next_cursor": string|null}}` ' +
+    '(`limit` 1 to 200, default 50; `cursor` opaque, from `meta.next_cursor`). Creation answers 201, deletion 204 with no body. ' +
+    'Errors answer `{"message", "code", "errors"?}`; `errors` keys are dotted input paths (`items.0.quantity`). ' +
+    'Bodies over 1 MiB are refused with 413 (sync push: 8 MiB). Every answer carries `X-Request-Id` (taken from the request when given).',
+  '',
+  '**Tokens.** `Authorization: Bearer <token>` from login or register. A token names a server-side session valid 30 days; ' +
+    'logout, a password change (other sessions) or reset (all sessions), and removal of the user end it at once.',
+  '',
+  '**Roles.** `owner` (created at register), `manager`, `cashier`. Cashiers sell and read; staff, reports and stock need a manager or owner; ' +
+    'shop settings, billing and roles need the owner. Managers create, change and remove cashiers only. Partners and administrators ' +
+    'have no shop: shop operations answer them 403. Another shop\'s record is always a 404.',
+  '',
+  '**Subscription.** A shop whose 30-day trial and subscription have both ended may still read, log in, log out and edit its own ' +
+    'profile; other writes answer 402 `subscription_required`.',
+  '',
+  '**Rate limits** (429 `rate_limited`, counted in PostgreSQL across processes): 300 public requests per address in 15 minutes; ' +
+    '10 failed logins per e-mail in 15 minutes; 5 forgot-password requests per e-mail an hour; 10 registrations per e-mail an hour.',
+  '',
+  '**Browsers.** CORS is open to any origin: tokens travel in headers, never in cookies.',
+].join('\n');
+
 /** The whole HTTP API, the same on Node and on Deno. */
 export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
   installValidationMessages();
@@ -78,10 +103,7 @@ export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
     info: {
       title: 'Point-of-sale API',
       version: '1.0.0',
-      description:
-        'Multi-tenant, offline-capable point-of-sale back end. Money is integer XAF (`*_xaf`), prices include VAT. ' +
-        'One record answers `{"data": {...}}`, a list `{"data": [...], "meta": {"next_cursor": string|null}}` (`limit` 1 to 200, default 50; `cursor` opaque). ' +
-        'Errors answer `{"message", "code", "errors"?}`; `errors` keys are dotted input paths. Every answer carries `X-Request-Id`.',
+      description: API_DESCRIPTION,
     },
     servers: [{ url: '/' }],
   });
