@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import t from 'tap';
-import { PASSWORD } from '../support/fixtures.ts';
+import { PASSWORD, waitFor } from '../support/fixtures.ts';
 import { TEST_APP_KEY } from '../support/env.ts';
 import { startService } from '../support/service.ts';
 
@@ -17,14 +17,6 @@ function launch(entry: string, args: string[] = [], extraEnv: Record<string, str
   return { child, output, exited };
 }
 
-async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 t.test('admin:create makes a platform administrator who can log in', async (t) => {
   const email = `admin.${Date.now()}@example.cm`;
@@ -52,7 +44,7 @@ t.test('admin:create refuses a taken e-mail and a short password with one line',
 t.test('the web role serves the API and stops gracefully on SIGTERM', async (t) => {
   const port = 20000 + Math.floor(Math.random() * 20000);
   const web = launch('api/web.ts', [], { PORT: String(port) });
-  await until(async () => (await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => null))?.status === 200, 'the web role');
+  await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => null))?.status === 200, 'the web role');
   web.child.kill('SIGTERM');
   t.equal(await web.exited, 0);
   t.match(web.output.stdout, '"msg":"stopped"');
@@ -60,7 +52,7 @@ t.test('the web role serves the API and stops gracefully on SIGTERM', async (t) 
 
 t.test('the worker role runs jobs and stops gracefully on SIGTERM', async (t) => {
   const worker = launch('worker/main.ts');
-  await until(() => worker.output.stdout.includes('worker running'), 'the worker role');
+  await waitFor(() => worker.output.stdout.includes('worker running'), 'the worker role');
   worker.child.kill('SIGTERM');
   t.equal(await worker.exited, 0);
   t.match(worker.output.stdout, '"msg":"stopped"');

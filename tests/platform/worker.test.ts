@@ -5,20 +5,11 @@ import { parseCrontab } from 'graphile-worker';
 import t, { type Test } from 'tap';
 import { createLogger } from '../../api/logger.ts';
 import { CRONTAB, startWorker } from '../../worker/worker.ts';
-import { registerShop } from '../support/fixtures.ts';
+import { registerShop, waitFor } from '../support/fixtures.ts';
 import { startService } from '../support/service.ts';
 
 const api = await startService(t);
 
-async function until<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 async function runWorker(t: Test, dataDir: string) {
   const runtime = { ...api.runtime, config: { ...api.config, SMTP_URL: undefined, DATA_DIR: dataDir } };
@@ -41,7 +32,7 @@ t.test('without SMTP_URL, e-mails are written as .eml files to the outbox', asyn
   const reply = await api.request('POST', '/auth/forgot-password', { body: { email: shop.email } });
   t.equal(reply.status, 200);
   const outbox = path.join(dataDir, 'outbox');
-  const files = await until(async () => {
+  const files = await waitFor(async () => {
     const names = await readdir(outbox).catch(() => []);
     return names.length ? names : undefined;
   }, 'the outbox file');
@@ -63,9 +54,9 @@ t.test('the hourly prune drops long-expired rate limits, reset tokens and sessio
     values (${shop.user.id}, ${shop.shop.id}, now() - interval '8 days')`;
   await api.ownerSql`select graphile_worker.add_job('auth__prune_expired', '{}'::json)`;
   await runWorker(t, await mkdtemp(path.join(tmpdir(), 'pos-prune-')));
-  await until(async () => {
+  await waitFor(async () => {
     const [row] = await api.ownerSql<{ n: number }[]>`select count(*)::int as n from graphile_worker.jobs where task_identifier = 'auth__prune_expired'`;
-    return row!.n === 0 ? true : undefined;
+    return row!.n === 0;
   }, 'the prune job');
   const buckets = await api.ownerSql<{ bucket: string }[]>`select bucket from rate_limits where bucket in ('old', 'live') order by bucket`;
   t.same(buckets.map((row) => row.bucket), ['live']);

@@ -53,3 +53,17 @@ export async function expireSubscription(api: Service, shopId: string): Promise<
 
 /** A string of exactly `length` characters. */
 export const chars = (length: number, ch = 'a') => ch.repeat(length);
+
+/**
+ * Polls `probe` every 100 ms until it returns something other than undefined or false, for at most
+ * `timeoutMs`. For things that happen in another process (a job, a server starting), never a fixed sleep.
+ */
+export async function waitFor<T>(probe: () => T | undefined | false | Promise<T | undefined | false>, what: string, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const value = await probe();
+    if (value !== undefined && value !== false) return value;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
