@@ -1,43 +1,50 @@
+import { z } from 'zod';
 import { invalidField } from '../errors.ts';
 
 /**
- * Keyset pagination over (created_at, id). Queries select `cursor_at` (created_at as text with its
- * microseconds) and compare with `${at}::text::timestamptz`: passed as a timestamp, the driver would
- * round the position to the millisecond through a JS Date and the page would repeat its last row.
+ * Keyset pagination. A cursor is the sort key of the last row of a page (for example its name and
+ * id), opaque to clients: base64url of a JSON array. Each list states the shape of its key, so a
+ * tampered cursor is a 422 on `cursor`, never a bad query.
  */
-export interface Position {
-  at: string;
-  id: string;
-}
+export type CursorKey = readonly (string | number)[];
 
-export function encodeCursor(position: Position): string {
-  return Buffer.from(`${position.at}|${position.id}`).toString('base64url');
+export function encodeCursor(key: CursorKey): string {
+  return Buffer.from(JSON.stringify(key)).toString('base64url');
 }
 
 /** Exactly what CURSOR_AT writes: microseconds, UTC. */
 const AT = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})\.\d{6}Z$/;
-const UUID = /^[0-9a-f]{8}-([0-9a-f]{4}-){3}[0-9a-f]{12}$/i;
 
-/** A real calendar instant: JavaScript would quietly roll 30 February over into March. */
-function isRealInstant(at: string): boolean {
+/**
+ * A timestamp as the database wrote it into a cursor. Compare it with `${at}::text::timestamptz`:
+ * passed as a timestamp, the driver would round it to the millisecond through a JS Date and a page
+ * would repeat its last row. A real calendar instant only: JavaScript would roll 30 February into March.
+ */
+export const CursorAt = z.string().refine((at) => {
   const seconds = AT.exec(at)?.[1];
   const ms = Date.parse(at);
   return seconds !== undefined && !Number.isNaN(ms) && new Date(ms).toISOString().slice(0, 19) === seconds;
-}
+});
 
-export function decodeCursor(cursor: string | undefined): Position | null {
+/** The SQL that writes a timestamp column into a cursor (see CursorAt). */
+export const CURSOR_AT = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+
+export function decodeCursor<T extends z.ZodTuple>(cursor: string | undefined, shape: T): z.infer<T> | null {
   if (cursor === undefined || cursor === '') return null;
-  const [at, id, extra] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
-  if (extra !== undefined || !at || !id || !isRealInstant(at) || !UUID.test(id)) {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
     throw invalidField('cursor', 'The cursor is not valid.');
   }
-  return { at, id };
+  const key = shape.safeParse(parsed);
+  if (!key.success) throw invalidField('cursor', 'The cursor is not valid.');
+  return key.data;
 }
 
 /** Fetch `limit + 1` rows; this keeps `limit` and says where the next page starts. */
-export function page<T extends { cursor_at: string; id: string }>(rows: T[], limit: number): { rows: T[]; nextCursor: string | null } {
+export function page<T>(rows: T[], limit: number, keyOf: (row: T) => CursorKey): { rows: T[]; nextCursor: string | null } {
   if (rows.length <= limit) return { rows, nextCursor: null };
   const kept = rows.slice(0, limit);
-  const last = kept[kept.length - 1]!;
-  return { rows: kept, nextCursor: encodeCursor({ at: last.cursor_at, id: last.id }) };
+  return { rows: kept, nextCursor: encodeCursor(keyOf(kept[kept.length - 1]!)) };
 }

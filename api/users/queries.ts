@@ -1,7 +1,7 @@
 import type { Tx } from '../db.ts';
 import { invalidField, onUniqueViolation } from '../errors.ts';
 import type { Role } from '../env.ts';
-import type { Position } from '../lib/pagination.ts';
+import { CURSOR_AT } from '../lib/pagination.ts';
 import type { UserRecord } from './schemas.ts';
 
 interface UserRow {
@@ -67,12 +67,12 @@ export async function findUser(tx: Tx, id: string): Promise<UserRecord | null> {
 }
 
 /** The shop's staff, oldest first. */
-export async function listShopUsers(tx: Tx, limit: number, after: Position | null): Promise<(UserRow & { cursor_at: string })[]> {
+export async function listShopUsers(tx: Tx, limit: number, after: readonly [string, string] | null): Promise<(UserRow & { cursor_at: string })[]> {
   return tx<(UserRow & { cursor_at: string })[]>`
-    select ${tx(COLUMNS)}, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as cursor_at
+    select ${tx(COLUMNS)}, ${tx.unsafe(CURSOR_AT('created_at'))} as cursor_at
       from users
      where shop_id = app_shop_id() and deleted_at is null
-       ${after ? tx`and (created_at, id) > (${after.at}::text::timestamptz, ${after.id}::uuid)` : tx``}
+       ${after ? tx`and (created_at, id) > (${after[0]}::text::timestamptz, ${after[1]}::uuid)` : tx``}
      order by created_at, id
      limit ${limit + 1}`;
 }

@@ -1,9 +1,9 @@
-import { createRoute } from '@hono/zod-openapi';
+import { createRoute, z } from '@hono/zod-openapi';
 import { revokeUserSessions } from '../auth/sessions.ts';
 import type { Caller } from '../env.ts';
 import { errors } from '../errors.ts';
 import { hashPassword } from '../lib/password.ts';
-import { decodeCursor, page } from '../lib/pagination.ts';
+import { CursorAt, decodeCursor, page } from '../lib/pagination.ts';
 import { authenticate, hasRole, requireActiveSubscription, requireRole } from '../middleware/auth.ts';
 import { newRouter } from '../router.ts';
 import { bearer, IdParam, jsonBody, jsonResponse, ListQuery, many, one, pickErrors } from '../schemas.ts';
@@ -72,7 +72,8 @@ const deleteUser = createRoute({
 export const userRoutes = newRouter()
   .openapi(listUsers, async (c) => {
     const { limit, cursor } = c.req.valid('query');
-    const { rows, nextCursor } = page(await listShopUsers(c.var.tx, limit, decodeCursor(cursor)), limit);
+    const after = decodeCursor(cursor, z.tuple([CursorAt, z.uuid()]));
+    const { rows, nextCursor } = page(await listShopUsers(c.var.tx, limit, after), limit, (row) => [row.cursor_at, row.id]);
     return c.json({ data: rows.map(toUserRecord), meta: { next_cursor: nextCursor } }, 200);
   })
   .openapi(createUser, async (c) => {

@@ -181,8 +181,9 @@ t.test('a garbage cursor is 422 on cursor', async (t) => {
     'garbage',
     'not a cursor!',
     Buffer.from('x|y').toString('base64url'),
-    Buffer.from(`2024-01-01T00:00:00.000000Z|not-a-uuid`).toString('base64url'),
-    Buffer.from(`2024-01-01T00:00:00.000000Z|${randomUUID()}|extra`).toString('base64url'),
+    Buffer.from(JSON.stringify(['2024-01-01T00:00:00.000000Z', 'not-a-uuid'])).toString('base64url'),
+    Buffer.from(JSON.stringify(['2024-01-01T00:00:00.000000Z', randomUUID(), 'extra'])).toString('base64url'),
+    Buffer.from(JSON.stringify({ at: '2024-01-01T00:00:00.000000Z' })).toString('base64url'),
     chars(201),
   ];
   for (const cursor of garbage) {
@@ -192,8 +193,8 @@ t.test('a garbage cursor is 422 on cursor', async (t) => {
 
 t.test('a cursor whose date is not a timestamp the server wrote is 422 on cursor', async (t) => {
   const owner = await registerShop(api);
-  for (const at of ['1', 'March 7', '12/31']) {
-    const cursor = Buffer.from(`${at}|${randomUUID()}`).toString('base64url');
+  for (const at of ['1', 'March 7', '12/31', '2024-02-30T00:00:00.000000Z', '2024-01-01T00:00:00.000Z']) {
+    const cursor = Buffer.from(JSON.stringify([at, randomUUID()])).toString('base64url');
     expectInvalid(t, await api.request('GET', `/users?cursor=${cursor}`, { token: owner.token }), 'cursor', `date ${JSON.stringify(at)}`);
   }
 });
