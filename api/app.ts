@@ -5,11 +5,13 @@ import { cors } from 'hono/cors';
 import { requestId } from 'hono/request-id';
 import { accountRoutes } from './account/routes.ts';
 import { authRoutes } from './auth/routes.ts';
+import { categoryRoutes } from './categories/routes.ts';
 import { dashboardRoutes } from './dashboard/routes.ts';
 import { docsRoutes } from './docs/routes.ts';
 import type { AppEnv, Deps } from './env.ts';
 import { errors, handleError } from './errors.ts';
 import { healthRoutes } from './health/routes.ts';
+import { productRoutes } from './products/routes.ts';
 import { newRouter } from './router.ts';
 import { shopRoutes } from './shop/routes.ts';
 import { userRoutes } from './users/routes.ts';
@@ -86,7 +88,9 @@ export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
     .route('/', accountRoutes)
     .route('/', shopRoutes)
     .route('/', userRoutes)
-    .route('/', dashboardRoutes);
+    .route('/', dashboardRoutes)
+    .route('/', categoryRoutes)
+    .route('/', productRoutes);
 
   app.route('/', healthRoutes);
   app.route('/', docsRoutes);

@@ -17,6 +17,24 @@ export const Uuid = z.uuid();
 
 export const Timestamp = z.iso.datetime().openapi({ description: 'ISO-8601, UTC.' });
 
+/** At most `places` decimals, tolerant of binary floating point (19.25 is two places, 0.1 + 0.2 is one). */
+export const hasDecimals = (places: number) => (value: number) => Number.isInteger(Math.round(value * 10 ** places * 1e6) / 1e6);
+
+/** The largest amount the service accepts: far above any shop's needs, far below 2^53. */
+export const MAX_XAF = 1_000_000_000_000;
+
+/** Integer XAF, never negative. */
+export const Money = z.number().int().min(0).max(MAX_XAF);
+
+/** Quantities: JSON numbers with at most 3 decimals (numeric(14,3) in the database). */
+export const Quantity = z.number().min(-99_999_999_999).max(99_999_999_999).refine(hasDecimals(3), 'Must have at most 3 decimals.');
+
+/** A VAT rate in percent, 0 to 100, two decimals at most (19.25). */
+export const VatRate = z.number().min(0).max(100).refine(hasDecimals(2), 'Must have at most 2 decimals.');
+
+/** A boolean in a query string: true, false, 1 or 0. */
+export const QueryBoolean = z.enum(['true', 'false', '1', '0']).transform((value) => value === 'true' || value === '1');
+
 /** Optional text that also accepts null ("null" in the spec's tables). */
 export const optionalText = (max: number) => z.string().max(max).nullable().optional();
 

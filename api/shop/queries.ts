@@ -95,3 +95,10 @@ export async function updateCurrentShop(tx: Tx, changes: UpdateShopBody): Promis
   const [row] = await tx<ShopRow[]>`update shops set ${tx(changes, keys)} where id = app_shop_id() returning ${tx(COLUMNS)}`;
   return toRecord(row!);
 }
+
+/** What new records take from the shop's settings when a request leaves them out. */
+export async function shopDefaults(tx: Tx): Promise<{ default_vat_rate: number; allow_negative_stock: boolean }> {
+  const [row] = await tx<{ default_vat_rate: number; allow_negative_stock: boolean }[]>`
+    select default_vat_rate, allow_negative_stock from shops where id = app_shop_id()`;
+  return row!;
+}

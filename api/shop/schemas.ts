@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { Locale, optionalText, Timestamp, Uuid } from '../schemas.ts';
+import { hasDecimals, Locale, optionalText, Timestamp, Uuid, VatRate } from '../schemas.ts';
 
 export const SubscriptionStatus = z.enum(['trial', 'active', 'expired']);
 
@@ -30,9 +30,6 @@ export const ShopRecord = z
 
 export type ShopRecord = z.infer<typeof ShopRecord>;
 
-/** Decimal places allowed: a rate is stored as numeric(5,2) or numeric(12,4). */
-const decimals = (places: number) => (value: number) => Number.isInteger(Math.round(value * 10 ** places * 1e6) / 1e6);
-
 export const UpdateShopBody = z
   .object({
     name: z.string().trim().min(1).max(160),
@@ -46,8 +43,8 @@ export const UpdateShopBody = z
     receipt_header: optionalText(500),
     receipt_footer: optionalText(500),
     allow_negative_stock: z.boolean(),
-    default_vat_rate: z.number().min(0).max(100).refine(decimals(2), 'Must have at most 2 decimals.'),
-    loyalty_earn_rate: z.number().min(0).max(1000).refine(decimals(4), 'Must have at most 4 decimals.'),
+    default_vat_rate: VatRate,
+    loyalty_earn_rate: z.number().min(0).max(1000).refine(hasDecimals(4), 'Must have at most 4 decimals.'),
     loyalty_redeem_rate_xaf: z.number().int().min(0).max(1_000_000),
   })
   .partial()

@@ -110,6 +110,20 @@ create trigger variants_stamp before update on variants for each row execute fun
 alter table variants enable row level security;
 create policy variants_tenant on variants using (shop_id = app_shop_id()) with check (shop_id = app_shop_id());
 
+-- Timestamps as the JSON answers write them (JavaScript's toISOString: UTC, milliseconds).
+create function iso_time(p_time timestamptz) returns text
+  language sql stable parallel safe
+  as $$ select to_char(p_time at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') $$;
+
+-- A variant in the shape of the API's Variant record.
+create function variant_json(v variants) returns jsonb
+  language sql stable parallel safe
+  as $$
+    select jsonb_build_object('id', v.id, 'product_id', v.product_id, 'options', v.options, 'sku', v.sku,
+      'barcode', v.barcode, 'price_xaf', v.price_xaf, 'on_hand', v.on_hand,
+      'created_at', iso_time(v.created_at), 'updated_at', iso_time(v.updated_at))
+$$;
+
 -- Every live SKU and barcode of the shop, products' and variants' alike, in one place: uniqueness
 -- across both tables, and a scan resolved by one index lookup.
 create table catalogue_codes (
@@ -129,11 +143,18 @@ create function catalogue_codes_sync() returns trigger
   language plpgsql
   as $$
 declare
-  owner_product uuid := case when tg_table_name = 'variants' then new.product_id else new.id end;
-  owner_variant uuid := case when tg_table_name = 'variants' then new.id else null end;
+  owner_product uuid;
+  owner_variant uuid;
   kind text;
   code text;
 begin
+  -- Separate statements: PL/pgSQL resolves every field an expression names, even in a branch not taken.
+  if tg_table_name = 'variants' then
+    owner_product := new.product_id;
+    owner_variant := new.id;
+  else
+    owner_product := new.id;
+  end if;
   delete from catalogue_codes c
    where c.product_id = owner_product and c.variant_id is not distinct from owner_variant;
   if new.deleted_at is not null then

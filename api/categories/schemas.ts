@@ -1,0 +1,25 @@
+import { z } from '@hono/zod-openapi';
+import { Timestamp, Uuid } from '../schemas.ts';
+
+export const CategoryRecord = z
+  .object({
+    id: Uuid,
+    name: z.string(),
+    parent_id: Uuid.nullable(),
+    sort_order: z.number().int(),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  })
+  .openapi('Category');
+
+export type CategoryRecord = z.infer<typeof CategoryRecord>;
+
+const CategoryFields = z.object({
+  name: z.string().trim().min(1).max(120),
+  parent_id: Uuid.nullable().optional().openapi({ description: 'A category of this shop; null for a top-level category.' }),
+  sort_order: z.number().int().min(-1_000_000).max(1_000_000).optional().openapi({ description: 'Lists are ordered by it, then by id. Default 0.' }),
+});
+
+export const CreateCategoryBody = CategoryFields.openapi('CreateCategory');
+export const UpdateCategoryBody = CategoryFields.partial().openapi('UpdateCategory');
+export type UpdateCategoryBody = z.infer<typeof UpdateCategoryBody>;

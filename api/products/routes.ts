@@ -1,0 +1,354 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import type { MiddlewareHandler } from 'hono';
+import { categoryExists } from '../categories/queries.ts';
+import type { Tx } from '../db.ts';
+import type { AppEnv } from '../env.ts';
+import { errors, invalidField } from '../errors.ts';
+import { CursorAt, decodeCursor, page } from '../lib/pagination.ts';
+import { authenticate, requireActiveSubscription, requireRole } from '../middleware/auth.ts';
+import { newRouter } from '../router.ts';
+import { bearer, IdParam, jsonBody, jsonResponse, ListQuery, many, one, pickErrors, Uuid } from '../schemas.ts';
+import { shopDefaults } from '../shop/queries.ts';
+import {
+  allVariants,
+  createProduct,
+  createVariant,
+  deleteOption,
+  deleteProduct,
+  deleteVariant,
+  findProduct,
+  findVariant,
+  generateBarcodes,
+  generateVariants,
+  listOptions,
+  listProducts,
+  listVariants,
+  lockProduct,
+  missingProducts,
+  replaceOptions,
+  toProductRecord,
+  toVariantRecord,
+  updateProduct,
+  updateVariant,
+} from './queries.ts';
+import {
+  BarcodeAssignment,
+  CreateProductBody,
+  CreateVariantBody,
+  GenerateBarcodesBody,
+  GenerateVariantsBody,
+  OptionRecord,
+  ProductDetail,
+  ProductListItem,
+  ProductListQuery,
+  ProductRecord,
+  ReplaceOptionsBody,
+  UpdateProductBody,
+  UpdateVariantBody,
+  VariantRecord,
+} from './schemas.ts';
+import type { ProductRecord as Product } from './schemas.ts';
+
+/** A product may have at most this many variants generated at once. */
+const MAX_GENERATED_VARIANTS = 500;
+
+const readers: MiddlewareHandler<AppEnv>[] = [authenticate, requireRole('cashier')];
+const writers: MiddlewareHandler<AppEnv>[] = [authenticate, requireRole('manager'), requireActiveSubscription];
+
+const ProductParam = z.object({ product_id: Uuid.openapi({ param: { name: 'product_id', in: 'path' } }) });
+const OptionParams = ProductParam.extend({ option_id: Uuid.openapi({ param: { name: 'option_id', in: 'path' } }) });
+const VariantParam = z.object({ variant_id: Uuid.openapi({ param: { name: 'variant_id', in: 'path' } }) });
+
+const tags = ['Catalogue'];
+
+const listProductsRoute = createRoute({
+  method: 'get',
+  path: '/products',
+  tags,
+  summary: 'List or search products (any shop user)',
+  description: 'Ordered by name. A `q` equal to a SKU or barcode (a scan) answers its product, with `matched_variant` when the code is a variant\'s.',
+  security: bearer,
+  middleware: readers,
+  request: { query: ProductListQuery },
+  responses: { 200: jsonResponse('Products.', many(ProductListItem)), ...pickErrors(401, 403, 422) },
+});
+
+const createProductRoute = createRoute({
+  method: 'post',
+  path: '/products',
+  tags,
+  summary: 'Create a product (manager or owner)',
+  description: 'SKU and barcode are unique in the shop across products and variants: a clash is a 409 `sku_taken` or `barcode_taken`. Stock starts at 0; only movements change it.',
+  security: bearer,
+  middleware: writers,
+  request: { body: jsonBody(CreateProductBody) },
+  responses: { 201: jsonResponse('The new product.', one(ProductRecord)), ...pickErrors(400, 401, 402, 403, 409, 413, 422) },
+});
+
+const getProductRoute = createRoute({
+  method: 'get',
+  path: '/products/{id}',
+  tags,
+  summary: 'Read a product with its options and variants (any shop user)',
+  security: bearer,
+  middleware: readers,
+  request: { params: IdParam },
+  responses: { 200: jsonResponse('The product.', one(ProductDetail)), ...pickErrors(401, 403, 404, 422) },
+});
+
+const updateProductRoute = createRoute({
+  method: 'put',
+  path: '/products/{id}',
+  tags,
+  summary: 'Change a product (manager or owner)',
+  description: 'Only the fields sent change; `on_hand` is not writable (use adjust or a stocktake).',
+  security: bearer,
+  middleware: writers,
+  request: { params: IdParam, body: jsonBody(UpdateProductBody) },
+  responses: { 200: jsonResponse('The product as saved.', one(ProductRecord)), ...pickErrors(400, 401, 402, 403, 404, 409, 413, 422) },
+});
+
+const deleteProductRoute = createRoute({
+  method: 'delete',
+  path: '/products/{id}',
+  tags,
+  summary: 'Delete a product (manager or owner)',
+  description: 'A soft delete: the product, its variants and options disappear from the catalogue and free their codes; every sale, movement and report that names it stays intact.',
+  security: bearer,
+  middleware: writers,
+  request: { params: IdParam },
+  responses: { 204: { description: 'Deleted.' }, ...pickErrors(401, 402, 403, 404, 422) },
+});
+
+const listOptionsRoute = createRoute({
+  method: 'get',
+  path: '/products/{product_id}/options',
+  tags,
+  summary: 'The product\'s option axes (any shop user)',
+  security: bearer,
+  middleware: readers,
+  request: { params: ProductParam },
+  responses: { 200: jsonResponse('Axes in order (at most 4, one page).', many(OptionRecord)), ...pickErrors(401, 403, 404, 422) },
+});
+
+const replaceOptionsRoute = createRoute({
+  method: 'post',
+  path: '/products/{product_id}/options',
+  tags,
+  summary: 'Replace the product\'s axes wholesale (manager or owner)',
+  description: 'The set sent becomes the product\'s axes, in that order (1 to 4; names unique; values unique within an axis). Existing variants are kept.',
+  security: bearer,
+  middleware: writers,
+  request: { params: ProductParam, body: jsonBody(ReplaceOptionsBody) },
+  responses: { 200: jsonResponse('The new axes.', many(OptionRecord)), ...pickErrors(400, 401, 402, 403, 404, 413, 422) },
+});
+
+const deleteOptionRoute = createRoute({
+  method: 'delete',
+  path: '/products/{product_id}/options/{option_id}',
+  tags,
+  summary: 'Delete one axis (manager or owner)',
+  security: bearer,
+  middleware: writers,
+  request: { params: OptionParams },
+  responses: { 204: { description: 'Deleted.' }, ...pickErrors(401, 402, 403, 404, 422) },
+});
+
+const generateVariantsRoute = createRoute({
+  method: 'post',
+  path: '/products/{product_id}/variants/generate',
+  tags,
+  summary: 'Create every missing combination of the axes\' values (manager or owner)',
+  description:
+    `Idempotent: a second call creates nothing. At most ${MAX_GENERATED_VARIANTS} combinations (409 \`too_many_variants\`). ` +
+    'A tracked product holding stock of its own must be brought to 0 first (409 `product_has_stock`): with variants, stock lives on them.',
+  security: bearer,
+  middleware: writers,
+  request: { params: ProductParam, body: jsonBody(GenerateVariantsBody) },
+  responses: { 200: jsonResponse('The variants created now (possibly none).', many(VariantRecord)), ...pickErrors(400, 401, 402, 403, 404, 409, 413, 422) },
+});
+
+const listVariantsRoute = createRoute({
+  method: 'get',
+  path: '/products/{product_id}/variants',
+  tags,
+  summary: 'List the product\'s variants (any shop user)',
+  security: bearer,
+  middleware: readers,
+  request: { params: ProductParam, query: ListQuery },
+  responses: { 200: jsonResponse('Variants, oldest first.', many(VariantRecord)), ...pickErrors(401, 403, 404, 422) },
+});
+
+const createVariantRoute = createRoute({
+  method: 'post',
+  path: '/products/{product_id}/variants',
+  tags,
+  summary: 'Create a variant (manager or owner)',
+  description: 'One variant per combination of options (409 `variant_exists`); codes unique as for products. A tracked product holding stock of its own: 409 `product_has_stock`.',
+  security: bearer,
+  middleware: writers,
+  request: { params: ProductParam, body: jsonBody(CreateVariantBody) },
+  responses: { 201: jsonResponse('The new variant.', one(VariantRecord)), ...pickErrors(400, 401, 402, 403, 404, 409, 413, 422) },
+});
+
+const updateVariantRoute = createRoute({
+  method: 'put',
+  path: '/variants/{variant_id}',
+  tags,
+  summary: 'Change a variant (manager or owner)',
+  security: bearer,
+  middleware: writers,
+  request: { params: VariantParam, body: jsonBody(UpdateVariantBody) },
+  responses: { 200: jsonResponse('The variant as saved.', one(VariantRecord)), ...pickErrors(400, 401, 402, 403, 404, 409, 413, 422) },
+});
+
+const deleteVariantRoute = createRoute({
+  method: 'delete',
+  path: '/variants/{variant_id}',
+  tags,
+  summary: 'Delete a variant (manager or owner)',
+  security: bearer,
+  middleware: writers,
+  request: { params: VariantParam },
+  responses: { 204: { description: 'Deleted.' }, ...pickErrors(401, 402, 403, 404, 422) },
+});
+
+const generateBarcodesRoute = createRoute({
+  method: 'post',
+  path: '/products/barcodes/generate',
+  tags,
+  summary: 'Give in-store EAN-13 barcodes to products that have none (manager or owner)',
+  description:
+    'Codes in the in-store range (prefix 20 to 29) with a valid check digit, unique in the shop. Chosen by `product_ids`, else by `category_id`, ' +
+    'else every product; with `include_variants`, their variants too. An existing barcode is never overwritten.',
+  security: bearer,
+  middleware: writers,
+  request: { body: jsonBody(GenerateBarcodesBody) },
+  responses: { 200: jsonResponse('The codes given now.', many(BarcodeAssignment)), ...pickErrors(400, 401, 402, 403, 413, 422) },
+});
+
+async function assertCategory(tx: Tx, categoryId: string | null | undefined): Promise<void> {
+  if (categoryId && !(await categoryExists(tx, categoryId))) throw invalidField('category_id', 'No such category in this shop.');
+}
+
+async function lockedProduct(tx: Tx, id: string): Promise<Product> {
+  const product = await lockProduct(tx, id);
+  if (!product) throw errors.notFound();
+  return product;
+}
+
+/** With variants, stock lives on them: a product's own stock must be 0 before it gets any. */
+function assertMayHaveVariants(product: Product): void {
+  if (product.tracked && !product.has_variants && product.on_hand !== 0) {
+    throw errors.conflict('product_has_stock', 'This product holds stock of its own: bring it to 0 before giving it variants.');
+  }
+}
+
+const noMorePages = { next_cursor: null };
+
+export const productRoutes = newRouter()
+  .openapi(listProductsRoute, async (c) => {
+    const { limit, cursor, ...filters } = c.req.valid('query');
+    const after = decodeCursor(cursor, z.tuple([z.string(), z.uuid()]));
+    const { rows, nextCursor } = page(await listProducts(c.var.tx, filters, limit, after), limit, (row) => [row.name, row.id]);
+    const data = rows.map((row) => ({ ...toProductRecord(row), matched_variant: row.matched_variant }));
+    return c.json({ data, meta: { next_cursor: nextCursor } }, 200);
+  })
+  .openapi(createProductRoute, async (c) => {
+    const body = c.req.valid('json');
+    const { tx } = c.var;
+    await assertCategory(tx, body.category_id);
+    const vatRate = body.vat_rate ?? (await shopDefaults(tx)).default_vat_rate;
+    return c.json({ data: await createProduct(tx, { ...body, vat_rate: vatRate }) }, 201);
+  })
+  .openapi(getProductRoute, async (c) => {
+    const { id } = c.req.valid('param');
+    const { tx } = c.var;
+    const product = await findProduct(tx, id);
+    if (!product) throw errors.notFound();
+    return c.json({ data: { ...product, options: await listOptions(tx, id), variants: await allVariants(tx, id) } }, 200);
+  })
+  .openapi(updateProductRoute, async (c) => {
+    const { id } = c.req.valid('param');
+    const body = c.req.valid('json');
+    const { tx } = c.var;
+    await lockedProduct(tx, id);
+    await assertCategory(tx, body.category_id);
+    return c.json({ data: await updateProduct(tx, id, body) }, 200);
+  })
+  .openapi(deleteProductRoute, async (c) => {
+    const { id } = c.req.valid('param');
+    await lockedProduct(c.var.tx, id);
+    await deleteProduct(c.var.tx, id);
+    return c.body(null, 204);
+  })
+  .openapi(listOptionsRoute, async (c) => {
+    const { product_id } = c.req.valid('param');
+    if (!(await findProduct(c.var.tx, product_id))) throw errors.notFound();
+    return c.json({ data: await listOptions(c.var.tx, product_id), meta: noMorePages }, 200);
+  })
+  .openapi(replaceOptionsRoute, async (c) => {
+    const { product_id } = c.req.valid('param');
+    await lockedProduct(c.var.tx, product_id);
+    return c.json({ data: await replaceOptions(c.var.tx, product_id, c.req.valid('json').options), meta: noMorePages }, 200);
+  })
+  .openapi(deleteOptionRoute, async (c) => {
+    const { product_id, option_id } = c.req.valid('param');
+    await lockedProduct(c.var.tx, product_id);
+    if (!(await deleteOption(c.var.tx, product_id, option_id))) throw errors.notFound();
+    return c.body(null, 204);
+  })
+  .openapi(generateVariantsRoute, async (c) => {
+    const { product_id } = c.req.valid('param');
+    const product = await lockedProduct(c.var.tx, product_id);
+    assertMayHaveVariants(product);
+    const price = c.req.valid('json').default_price_xaf ?? product.price_xaf;
+    return c.json({ data: await generateVariants(c.var.tx, product_id, price, MAX_GENERATED_VARIANTS), meta: noMorePages }, 200);
+  })
+  .openapi(listVariantsRoute, async (c) => {
+    const { product_id } = c.req.valid('param');
+    const { limit, cursor } = c.req.valid('query');
+    if (!(await findProduct(c.var.tx, product_id))) throw errors.notFound();
+    const after = decodeCursor(cursor, z.tuple([CursorAt, z.uuid()]));
+    const { rows, nextCursor } = page(await listVariants(c.var.tx, product_id, limit, after), limit, (row) => [row.cursor_at, row.id]);
+    return c.json({ data: rows.map(toVariantRecord), meta: { next_cursor: nextCursor } }, 200);
+  })
+  .openapi(createVariantRoute, async (c) => {
+    const { product_id } = c.req.valid('param');
+    const body = c.req.valid('json');
+    const product = await lockedProduct(c.var.tx, product_id);
+    assertMayHaveVariants(product);
+    return c.json({ data: await createVariant(c.var.tx, product_id, { ...body, price_xaf: body.price_xaf ?? product.price_xaf }) }, 201);
+  })
+  .openapi(updateVariantRoute, async (c) => {
+    const { variant_id } = c.req.valid('param');
+    const variant = await updateVariant(c.var.tx, variant_id, c.req.valid('json'));
+    if (!variant) throw errors.notFound();
+    return c.json({ data: variant }, 200);
+  })
+  .openapi(deleteVariantRoute, async (c) => {
+    const { variant_id } = c.req.valid('param');
+    const variant = await findVariant(c.var.tx, variant_id);
+    if (!variant) throw errors.notFound();
+    await lockedProduct(c.var.tx, variant.product_id);
+    await deleteVariant(c.var.tx, variant_id);
+    return c.body(null, 204);
+  })
+  .openapi(generateBarcodesRoute, async (c) => {
+    const body = c.req.valid('json');
+    const { tx } = c.var;
+    if (body.product_ids) {
+      const missing = new Set(await missingProducts(tx, body.product_ids));
+      const fieldErrors = Object.fromEntries(
+        body.product_ids.flatMap((id, index) => (missing.has(id) ? [[`product_ids.${index}`, ['No such product in this shop.']]] : [])),
+      );
+      if (missing.size > 0) throw errors.invalid(fieldErrors);
+    }
+    await assertCategory(tx, body.category_id);
+    const assignments = await generateBarcodes(tx, {
+      productIds: body.product_ids ?? null,
+      categoryId: body.product_ids ? null : (body.category_id ?? null),
+      includeVariants: body.include_variants ?? false,
+    });
+    return c.json({ data: assignments, meta: noMorePages }, 200);
+  });

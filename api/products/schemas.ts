@@ -1,0 +1,155 @@
+import { z } from '@hono/zod-openapi';
+import { ListQuery, Money, Quantity, QueryBoolean, Timestamp, Uuid, VatRate } from '../schemas.ts';
+
+export const Unit = z.enum(['piece', 'kg', 'g', 'l', 'ml', 'm']);
+
+/** A SKU or a barcode: free text as printed, unique in the shop across products and variants. */
+const Code = z.string().trim().min(1).max(64);
+
+const NonNegativeQuantity = Quantity.refine((value) => value >= 0, 'Must be at least 0.');
+
+export const VariantOptions = z
+  .record(z.string().trim().min(1).max(60), z.string().trim().min(1).max(60))
+  .refine((options) => Object.keys(options).length <= 4, 'At most 4 axes.')
+  .openapi({ description: 'Axis name to value, e.g. {"Taille": "M", "Couleur": "Rouge"}.', example: { Taille: 'M' } });
+
+export const VariantRecord = z
+  .object({
+    id: Uuid,
+    product_id: Uuid,
+    options: z.record(z.string(), z.string()),
+    sku: z.string().nullable(),
+    barcode: z.string().nullable(),
+    price_xaf: z.number().int(),
+    on_hand: z.number().openapi({ description: 'Read-only: only stock movements change it.' }),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  })
+  .openapi('Variant');
+export type VariantRecord = z.infer<typeof VariantRecord>;
+
+export const OptionRecord = z
+  .object({
+    id: Uuid,
+    product_id: Uuid,
+    name: z.string(),
+    values: z.array(z.string()),
+    position: z.number().int(),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  })
+  .openapi('ProductOption');
+export type OptionRecord = z.infer<typeof OptionRecord>;
+
+export const ProductRecord = z
+  .object({
+    id: Uuid,
+    name: z.string(),
+    sku: z.string().nullable(),
+    barcode: z.string().nullable(),
+    category_id: Uuid.nullable(),
+    price_xaf: z.number().int().openapi({ description: 'Selling price, VAT included.' }),
+    cost_xaf: z.number().int().openapi({ description: 'Last cost; purchases refresh it.' }),
+    vat_rate: z.number(),
+    unit: Unit,
+    tracked: z.boolean(),
+    reorder_level: z.number(),
+    on_hand: z.number().openapi({ description: 'Read-only: the sum of the stock movements (of its variants, when it has some).' }),
+    active: z.boolean(),
+    has_variants: z.boolean(),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  })
+  .openapi('Product');
+export type ProductRecord = z.infer<typeof ProductRecord>;
+
+export const ProductListItem = ProductRecord.extend({
+  matched_variant: VariantRecord.nullable().openapi({ description: 'The variant whose SKU or barcode equals `q` (a scan), else null.' }),
+}).openapi('ProductListItem');
+
+export const ProductDetail = ProductRecord.extend({
+  options: z.array(OptionRecord),
+  variants: z.array(VariantRecord),
+}).openapi('ProductDetail');
+
+const ProductFields = z.object({
+  name: z.string().trim().min(1).max(200),
+  sku: Code.nullable().optional(),
+  barcode: Code.nullable().optional(),
+  category_id: Uuid.nullable().optional().openapi({ description: 'A category of this shop.' }),
+  price_xaf: Money.openapi({ description: 'VAT included.' }),
+  cost_xaf: Money.optional().openapi({ description: 'Default 0.' }),
+  vat_rate: VatRate.optional().openapi({ description: 'Default: the shop\'s `default_vat_rate`.' }),
+  unit: Unit.optional().openapi({ description: 'Default piece.' }),
+  tracked: z.boolean().optional().openapi({ description: 'Whether stock is kept. Default true.' }),
+  reorder_level: NonNegativeQuantity.optional().openapi({ description: 'Low-stock threshold. Default 0.' }),
+  active: z.boolean().optional().openapi({ description: 'Inactive products stay in history but are not sold. Default true.' }),
+});
+
+export const CreateProductBody = ProductFields.openapi('CreateProduct');
+export type CreateProductBody = z.infer<typeof CreateProductBody>;
+export const UpdateProductBody = ProductFields.partial().openapi('UpdateProduct');
+export type UpdateProductBody = z.infer<typeof UpdateProductBody>;
+
+export const ProductListQuery = ListQuery.extend({
+  q: z.string().trim().min(1).max(200).optional().openapi({
+    param: { name: 'q', in: 'query' },
+    description: 'Case- and accent-insensitive match in the name ("cafe" finds "Café"), or exactly a SKU or barcode (a scan).',
+  }),
+  category_id: Uuid.optional().openapi({ param: { name: 'category_id', in: 'query' } }),
+  active: QueryBoolean.optional().openapi({ param: { name: 'active', in: 'query' } }),
+  tracked: QueryBoolean.optional().openapi({ param: { name: 'tracked', in: 'query' } }),
+  low_stock: QueryBoolean.optional().openapi({ param: { name: 'low_stock', in: 'query' }, description: 'Tracked products at or below their reorder level.' }),
+});
+
+const OptionInput = z
+  .object({
+    name: z.string().trim().min(1).max(60),
+    values: z.array(z.string().trim().min(1).max(60)).min(1).max(100),
+  })
+  .superRefine((option, ctx) => {
+    const seen = new Set<string>();
+    option.values.forEach((value, index) => {
+      if (seen.has(value)) ctx.addIssue({ code: 'custom', path: ['values', index], message: 'Values must be unique within an option.' });
+      seen.add(value);
+    });
+  });
+
+export const ReplaceOptionsBody = z
+  .object({ options: z.array(OptionInput).min(1).max(4) })
+  .superRefine((body, ctx) => {
+    const seen = new Set<string>();
+    body.options.forEach((option, index) => {
+      if (seen.has(option.name)) ctx.addIssue({ code: 'custom', path: ['options', index, 'name'], message: 'Option names must be unique.' });
+      seen.add(option.name);
+    });
+  })
+  .openapi('ReplaceOptions');
+
+export const GenerateVariantsBody = z
+  .object({ default_price_xaf: Money.nullable().optional().openapi({ description: 'Price of the new variants; default the product\'s price.' }) })
+  .openapi('GenerateVariants');
+
+const VariantFields = z.object({
+  options: VariantOptions,
+  sku: Code.nullable().optional(),
+  barcode: Code.nullable().optional(),
+  price_xaf: Money.optional().openapi({ description: 'Default: the product\'s price.' }),
+});
+
+export const CreateVariantBody = VariantFields.openapi('CreateVariant');
+export type CreateVariantBody = z.infer<typeof CreateVariantBody>;
+export const UpdateVariantBody = VariantFields.partial().openapi('UpdateVariant');
+export type UpdateVariantBody = z.infer<typeof UpdateVariantBody>;
+
+export const GenerateBarcodesBody = z
+  .object({
+    product_ids: z.array(Uuid).min(1).max(1000).optional(),
+    category_id: Uuid.nullable().optional(),
+    include_variants: z.boolean().nullable().optional(),
+  })
+  .openapi('GenerateBarcodes');
+
+export const BarcodeAssignment = z
+  .object({ product_id: Uuid, variant_id: Uuid.nullable(), barcode: z.string().openapi({ example: '2012345678903' }) })
+  .openapi('BarcodeAssignment');
