@@ -14,6 +14,7 @@ import { healthRoutes } from './health/routes.ts';
 import { productRoutes } from './products/routes.ts';
 import { newRouter } from './router.ts';
 import { shopRoutes } from './shop/routes.ts';
+import { stockRoutes } from './stock/routes.ts';
 import { userRoutes } from './users/routes.ts';
 import { installValidationMessages } from './validation.ts';
 
@@ -90,7 +91,8 @@ export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
     .route('/', userRoutes)
     .route('/', dashboardRoutes)
     .route('/', categoryRoutes)
-    .route('/', productRoutes);
+    .route('/', productRoutes)
+    .route('/', stockRoutes);
 
   app.route('/', healthRoutes);
   app.route('/', docsRoutes);

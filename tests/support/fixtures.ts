@@ -67,3 +67,42 @@ export async function waitFor<T>(probe: () => T | undefined | false | Promise<T 
   }
   throw new Error(`timed out waiting for ${what}`);
 }
+
+/** A product created through the API by a manager or owner; `on_hand` > 0 sets its stock with an adjustment. */
+export async function createProduct(api: Service, token: string, fields: Record<string, unknown> = {}, onHand = 0): Promise<any> {
+  const created = await api.request('POST', '/products', {
+    token,
+    body: { name: `Produit ${randomBytes(3).toString('hex')}`, price_xaf: 1000, cost_xaf: 600, ...fields },
+  });
+  if (created.status !== 201) throw new Error(`create product failed: ${created.status} ${JSON.stringify(created.body)}`);
+  if (onHand === 0) return created.body.data;
+  const adjusted = await api.request('POST', `/products/${created.body.data.id}/adjust`, { token, body: { new_quantity: onHand, reason: 'Opening stock' } });
+  if (adjusted.status !== 200) throw new Error(`opening stock failed: ${adjusted.status} ${JSON.stringify(adjusted.body)}`);
+  return adjusted.body.data.product;
+}
+
+export async function createCategory(api: Service, token: string, fields: Record<string, unknown> = {}): Promise<any> {
+  const created = await api.request('POST', '/categories', { token, body: { name: `Rayon ${randomBytes(3).toString('hex')}`, ...fields } });
+  if (created.status !== 201) throw new Error(`create category failed: ${created.status} ${JSON.stringify(created.body)}`);
+  return created.body.data;
+}
+
+/** Checks two invariants straight from the database: on-hand equals the sum of movements, every journal entry balances. */
+export async function ledgerInvariants(api: Service, shopId: string): Promise<{ stockMismatches: unknown[]; unbalancedEntries: unknown[] }> {
+  const stockMismatches = await api.ownerSql`
+    select p.id, p.on_hand, coalesce(sum(m.quantity), 0) as movements
+      from products p left join stock_movements m on m.product_id = p.id
+     where p.shop_id = ${shopId}
+     group by p.id having p.on_hand <> coalesce(sum(m.quantity), 0)
+    union all
+    select v.id, v.on_hand, coalesce(sum(m.quantity), 0)
+      from variants v left join stock_movements m on m.variant_id = v.id
+     where v.shop_id = ${shopId}
+     group by v.id having v.on_hand <> coalesce(sum(m.quantity), 0)`;
+  const unbalancedEntries = await api.ownerSql`
+    select e.id, sum(l.debit_xaf) as debit, sum(l.credit_xaf) as credit
+      from journal_entries e join journal_lines l on l.entry_id = e.id
+     where e.shop_id = ${shopId}
+     group by e.id having sum(l.debit_xaf) <> sum(l.credit_xaf)`;
+  return { stockMismatches: [...stockMismatches], unbalancedEntries: [...unbalancedEntries] };
+}

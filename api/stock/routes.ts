@@ -1,0 +1,233 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import type { MiddlewareHandler } from 'hono';
+import { categoryExists } from '../categories/queries.ts';
+import type { AppEnv } from '../env.ts';
+import { errors, invalidField } from '../errors.ts';
+import { CursorAt, decodeCursor, page } from '../lib/pagination.ts';
+import { authenticate, requireActiveSubscription, requireRole } from '../middleware/auth.ts';
+import { findProduct, listProducts, toProductRecord } from '../products/queries.ts';
+import { ProductRecord } from '../products/schemas.ts';
+import { newRouter } from '../router.ts';
+import { bearer, jsonBody, jsonResponse, ListQuery, many, one, pickErrors, Uuid } from '../schemas.ts';
+import {
+  adjustStock,
+  cancelStocktake,
+  commitStocktake,
+  findStocktake,
+  listMovements,
+  listStocktakes,
+  openStocktake,
+  recordCounts,
+  stockValuation,
+  toMovementRecord,
+  toStocktakeRecord,
+} from './queries.ts';
+import {
+  AdjustBody,
+  CreateStocktakeBody,
+  MovementRecord,
+  MovementsQuery,
+  RecordCountsBody,
+  StocktakeDetail,
+  StocktakeListQuery,
+  StocktakeRecord,
+  Valuation,
+} from './schemas.ts';
+
+/** Stock adjustments, stocktakes and stock reports need a manager or the owner (CONTRACT section 3). */
+const readers: MiddlewareHandler<AppEnv>[] = [authenticate, requireRole('manager')];
+const writers: MiddlewareHandler<AppEnv>[] = [authenticate, requireRole('manager'), requireActiveSubscription];
+
+const ProductParam = z.object({ product_id: Uuid.openapi({ param: { name: 'product_id', in: 'path' } }) });
+const StocktakeParam = z.object({ stocktake_id: Uuid.openapi({ param: { name: 'stocktake_id', in: 'path' } }) });
+const tags = ['Stock'];
+
+const adjust = createRoute({
+  method: 'post',
+  path: '/products/{product_id}/adjust',
+  tags,
+  summary: 'Set on-hand to a counted figure (manager or owner)',
+  description:
+    'Writes an `adjustment` movement of the difference and posts its value at last cost to the journal (a loss debits 6031 and credits 31; a gain the reverse). ' +
+    'A count equal to the stock records nothing (`movement` null). An untracked product is a 422 `product_not_tracked`; a product with variants needs `variant_id` (422 `variant_required`).',
+  security: bearer,
+  middleware: writers,
+  request: { params: ProductParam, body: jsonBody(AdjustBody) },
+  responses: {
+    200: jsonResponse('The product after the adjustment, and the movement written.', one(z.object({ product: ProductRecord, movement: MovementRecord.nullable() }))),
+    ...pickErrors(400, 401, 402, 403, 404, 413, 422),
+  },
+});
+
+const movements = createRoute({
+  method: 'get',
+  path: '/products/{product_id}/movements',
+  tags,
+  summary: 'The product\'s stock ledger, newest first (manager or owner)',
+  security: bearer,
+  middleware: readers,
+  request: { params: ProductParam, query: MovementsQuery },
+  responses: { 200: jsonResponse('Movements.', many(MovementRecord)), ...pickErrors(401, 403, 404, 422) },
+});
+
+const listStocktakesRoute = createRoute({
+  method: 'get',
+  path: '/stocktakes',
+  tags,
+  summary: 'List stocktakes, newest first (manager or owner)',
+  security: bearer,
+  middleware: readers,
+  request: { query: StocktakeListQuery },
+  responses: { 200: jsonResponse('Stocktakes.', many(StocktakeRecord)), ...pickErrors(401, 403, 422) },
+});
+
+const createStocktake = createRoute({
+  method: 'post',
+  path: '/stocktakes',
+  tags,
+  summary: 'Open a stocktake (manager or owner)',
+  description: 'Snapshots the expected on-hand of every tracked product without variants and of every variant (of one category and its subcategories when `category_id` is given).',
+  security: bearer,
+  middleware: writers,
+  request: { body: jsonBody(CreateStocktakeBody) },
+  responses: { 201: jsonResponse('The stocktake with its items.', one(StocktakeDetail)), ...pickErrors(400, 401, 402, 403, 413, 422) },
+});
+
+const getStocktake = createRoute({
+  method: 'get',
+  path: '/stocktakes/{stocktake_id}',
+  tags,
+  summary: 'Read a stocktake with its items and variances (manager or owner)',
+  security: bearer,
+  middleware: readers,
+  request: { params: StocktakeParam },
+  responses: { 200: jsonResponse('The stocktake.', one(StocktakeDetail)), ...pickErrors(401, 403, 404, 422) },
+});
+
+const counts = createRoute({
+  method: 'post',
+  path: '/stocktakes/{stocktake_id}/counts',
+  tags,
+  summary: 'Record counts while open (manager or owner)',
+  description: 'A count can be corrected, or cleared with null, until commit. An item of another stocktake is a 422 on `counts.N.item_id`; a stocktake no longer open is a 409 `stocktake_not_open`.',
+  security: bearer,
+  middleware: writers,
+  request: { params: StocktakeParam, body: jsonBody(RecordCountsBody) },
+  responses: { 200: jsonResponse('The stocktake.', one(StocktakeDetail)), ...pickErrors(400, 401, 402, 403, 404, 409, 413, 422) },
+});
+
+const commit = createRoute({
+  method: 'post',
+  path: '/stocktakes/{stocktake_id}/commit',
+  tags,
+  summary: 'Commit: apply the counted variances to stock (manager or owner)',
+  description:
+    'In one transaction: each counted item\'s variance (counted - expected) becomes a `stocktake` movement against the on-hand at commit time, so sales made during the count are kept; ' +
+    'uncounted items are left untouched; the variance value at last cost is posted to the journal. Applied once: a second or concurrent commit is a 409 `stocktake_not_open`.',
+  security: bearer,
+  middleware: writers,
+  request: { params: StocktakeParam },
+  responses: { 200: jsonResponse('The committed stocktake.', one(StocktakeDetail)), ...pickErrors(401, 402, 403, 404, 409) },
+});
+
+const cancel = createRoute({
+  method: 'post',
+  path: '/stocktakes/{stocktake_id}/cancel',
+  tags,
+  summary: 'Cancel an open stocktake (manager or owner)',
+  security: bearer,
+  middleware: writers,
+  request: { params: StocktakeParam },
+  responses: { 200: jsonResponse('The cancelled stocktake.', one(StocktakeDetail)), ...pickErrors(401, 402, 403, 404, 409) },
+});
+
+const lowStock = createRoute({
+  method: 'get',
+  path: '/reports/low-stock',
+  tags: ['Reports'],
+  summary: 'Tracked products at or below their reorder level (manager or owner)',
+  security: bearer,
+  middleware: readers,
+  request: { query: ListQuery },
+  responses: { 200: jsonResponse('Products by name.', many(ProductRecord)), ...pickErrors(401, 403, 422) },
+});
+
+const valuation = createRoute({
+  method: 'get',
+  path: '/reports/stock-valuation',
+  tags: ['Reports'],
+  summary: 'On-hand x last cost per tracked product, with the total (manager or owner)',
+  description: 'Lines by product name, paginated; `meta.total_xaf` and `meta.products` cover every tracked product. Negative stock counts negatively.',
+  security: bearer,
+  middleware: readers,
+  request: { query: ListQuery },
+  responses: { 200: jsonResponse('The valuation.', Valuation), ...pickErrors(401, 403, 422) },
+});
+
+const NameKey = z.tuple([z.string(), z.uuid()]);
+const TimeKey = z.tuple([CursorAt, z.uuid()]);
+
+async function stocktakeOr404(tx: AppEnv['Variables']['tx'], id: string) {
+  const stocktake = await findStocktake(tx, id);
+  if (!stocktake) throw errors.notFound();
+  return stocktake;
+}
+
+export const stockRoutes = newRouter()
+  .openapi(adjust, async (c) => {
+    const { product_id } = c.req.valid('param');
+    const body = c.req.valid('json');
+    const { tx } = c.var;
+    const movement = await adjustStock(tx, product_id, { variant_id: body.variant_id ?? null, new_quantity: body.new_quantity, reason: body.reason ?? null });
+    return c.json({ data: { product: (await findProduct(tx, product_id))!, movement } }, 200);
+  })
+  .openapi(movements, async (c) => {
+    const { product_id } = c.req.valid('param');
+    const { limit, cursor, variant_id } = c.req.valid('query');
+    if (!(await findProduct(c.var.tx, product_id))) throw errors.notFound();
+    const before = decodeCursor(cursor, TimeKey);
+    const { rows, nextCursor } = page(await listMovements(c.var.tx, product_id, variant_id, limit, before), limit, (row) => [row.cursor_at, row.id]);
+    return c.json({ data: rows.map(toMovementRecord), meta: { next_cursor: nextCursor } }, 200);
+  })
+  .openapi(listStocktakesRoute, async (c) => {
+    const { limit, cursor, status } = c.req.valid('query');
+    const before = decodeCursor(cursor, TimeKey);
+    const { rows, nextCursor } = page(await listStocktakes(c.var.tx, status, limit, before), limit, (row) => [row.cursor_at, row.id]);
+    return c.json({ data: rows.map(toStocktakeRecord), meta: { next_cursor: nextCursor } }, 200);
+  })
+  .openapi(createStocktake, async (c) => {
+    const { note, category_id } = c.req.valid('json');
+    const { tx } = c.var;
+    if (category_id && !(await categoryExists(tx, category_id))) throw invalidField('category_id', 'No such category in this shop.');
+    const id = await openStocktake(tx, note ?? null, category_id ?? null);
+    return c.json({ data: await stocktakeOr404(tx, id) }, 201);
+  })
+  .openapi(getStocktake, async (c) => c.json({ data: await stocktakeOr404(c.var.tx, c.req.valid('param').stocktake_id) }, 200))
+  .openapi(counts, async (c) => {
+    const { stocktake_id } = c.req.valid('param');
+    await recordCounts(c.var.tx, stocktake_id, c.req.valid('json').counts);
+    return c.json({ data: await stocktakeOr404(c.var.tx, stocktake_id) }, 200);
+  })
+  .openapi(commit, async (c) => {
+    const { stocktake_id } = c.req.valid('param');
+    await commitStocktake(c.var.tx, stocktake_id);
+    return c.json({ data: await stocktakeOr404(c.var.tx, stocktake_id) }, 200);
+  })
+  .openapi(cancel, async (c) => {
+    const { stocktake_id } = c.req.valid('param');
+    await cancelStocktake(c.var.tx, stocktake_id);
+    return c.json({ data: await stocktakeOr404(c.var.tx, stocktake_id) }, 200);
+  })
+  .openapi(lowStock, async (c) => {
+    const { limit, cursor } = c.req.valid('query');
+    const after = decodeCursor(cursor, NameKey);
+    const { rows, nextCursor } = page(await listProducts(c.var.tx, { low_stock: true }, limit, after), limit, (row) => [row.name, row.id]);
+    return c.json({ data: rows.map(toProductRecord), meta: { next_cursor: nextCursor } }, 200);
+  })
+  .openapi(valuation, async (c) => {
+    const { limit, cursor } = c.req.valid('query');
+    const after = decodeCursor(cursor, NameKey);
+    const result = await stockValuation(c.var.tx, limit, after);
+    const { rows, nextCursor } = page(result.rows, limit, (row) => [row.name, row.product_id]);
+    return c.json({ data: rows, meta: { next_cursor: nextCursor, total_xaf: result.total_xaf, products: result.products } }, 200);
+  });
