@@ -115,8 +115,7 @@ export async function listProducts(
         select product_id as id from catalogue_codes
          where shop_id = app_shop_id() and kind in ('sku', 'barcode') and code = ${q}
         union
-        select id from products
-         where shop_id = app_shop_id() and deleted_at is null and search_name like '%' || search_text(${escapeLike(q)}) || '%'
+        select id from products_matching_name(${escapeLike(q)})
       ) m on m.id = p.id`
     : tx``;
   const scanned = q
