@@ -4,6 +4,7 @@ import { newRouter } from '../router.ts';
 import { bearer, jsonResponse, one, pickErrors, Timestamp } from '../schemas.ts';
 import { findCurrentShop } from '../shop/queries.ts';
 import { SubscriptionStatus } from '../shop/schemas.ts';
+import { stockSummary } from '../stock/queries.ts';
 import { countStaffByRole } from '../users/queries.ts';
 
 const DAY_MS = 86_400_000;
@@ -19,6 +20,11 @@ const Dashboard = z
       days_left: z.number().int().openapi({ description: 'Whole days until writes need a subscription; 0 once ended.' }),
     }),
     staff: z.object({ owner: z.number().int(), manager: z.number().int(), cashier: z.number().int(), total: z.number().int() }),
+    stock: z.object({
+      products: z.number().int().openapi({ description: 'Products in the catalogue.' }),
+      low_stock: z.number().int().openapi({ description: 'Tracked products at or below their reorder level.' }),
+      stock_value_xaf: z.number().int().openapi({ description: 'On-hand x last cost over tracked products.' }),
+    }),
   })
   .openapi('Dashboard');
 
@@ -27,7 +33,7 @@ const getDashboard = createRoute({
   path: '/dashboard',
   tags: ['Account'],
   summary: 'The shop at a glance (manager or owner)',
-  description: 'Grows with each domain: today it covers the subscription and the staff.',
+  description: 'Grows with each domain: today it covers the subscription, the staff and the stock.',
   security: bearer,
   middleware: [authenticate, requireRole('manager')] as const,
   responses: { 200: jsonResponse('Headline figures.', one(Dashboard)), ...pickErrors(401, 403) },
@@ -37,6 +43,7 @@ export const dashboardRoutes = newRouter().openapi(getDashboard, async (c) => {
   const { tx } = c.var;
   const shop = (await findCurrentShop(tx))!;
   const staff = await countStaffByRole(tx);
+  const stock = await stockSummary(tx);
   const now = Date.now();
   const activeUntil = Math.max(Date.parse(shop.trial_ends_at), shop.subscription_ends_at ? Date.parse(shop.subscription_ends_at) : 0);
   return c.json(
@@ -51,6 +58,7 @@ export const dashboardRoutes = newRouter().openapi(getDashboard, async (c) => {
           days_left: Math.max(0, Math.ceil((activeUntil - now) / DAY_MS)),
         },
         staff: { ...staff, total: staff.owner + staff.manager + staff.cashier },
+        stock,
       },
     },
     200,

@@ -210,3 +210,13 @@ export async function stockValuation(
       from products where shop_id = app_shop_id() and deleted_at is null and tracked`;
   return { rows, ...totals! };
 }
+
+/** Headline stock figures of the shop, for the dashboard. */
+export async function stockSummary(tx: Tx): Promise<{ products: number; low_stock: number; stock_value_xaf: number }> {
+  const [row] = await tx<{ products: number; low_stock: number; stock_value_xaf: number }[]>`
+    select count(*)::int as products,
+           count(*) filter (where tracked and on_hand <= reorder_level)::int as low_stock,
+           coalesce(sum(round(on_hand * cost_xaf)) filter (where tracked), 0)::bigint as stock_value_xaf
+      from products where shop_id = app_shop_id() and deleted_at is null`;
+  return row!;
+}

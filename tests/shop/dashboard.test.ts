@@ -1,5 +1,5 @@
 import t from 'tap';
-import { addStaff, expireSubscription, registerShop } from '../support/fixtures.ts';
+import { addStaff, createProduct, expireSubscription, registerShop } from '../support/fixtures.ts';
 import { startService } from '../support/service.ts';
 import { expectError, FORBIDDEN, UNAUTHENTICATED } from '../support/replies.ts';
 
@@ -21,7 +21,7 @@ t.test('the owner and a manager see the dashboard; a cashier may not (403)', asy
     const reply = await dashboard(token);
     t.equal(reply.status, 200, who);
     t.strictSame(Object.keys(reply.body), ['data'], `${who}: {data}`);
-    t.strictSame(Object.keys(reply.body.data).sort(), ['generated_at', 'shop', 'staff'], `${who}: sections`);
+    t.strictSame(Object.keys(reply.body.data).sort(), ['generated_at', 'shop', 'staff', 'stock'], `${who}: sections`);
     t.strictSame(Object.keys(reply.body.data.shop).sort(), ['days_left', 'name', 'subscription_ends_at', 'subscription_status', 'trial_ends_at'], `${who}: shop keys`);
     t.strictSame(Object.keys(reply.body.data.staff).sort(), ['cashier', 'manager', 'owner', 'total'], `${who}: staff keys`);
   }
@@ -79,4 +79,15 @@ t.test('another shop\'s staff is never counted', async (t) => {
   t.strictSame(await staffCounts(mine.token), { owner: 1, manager: 1, cashier: 0, total: 2 }, 'the owner\'s view');
   t.strictSame(await staffCounts(manager.token), { owner: 1, manager: 1, cashier: 0, total: 2 }, 'the manager\'s view');
   t.strictSame(await staffCounts(theirs.token), { owner: 2, manager: 1, cashier: 2, total: 5 }, 'the other shop counts its own');
+});
+
+t.test('the stock section counts products, low stock and the stock value at last cost', async (t) => {
+  const owner = await registerShop(api);
+  const empty = await api.request('GET', '/dashboard', { token: owner.token });
+  t.strictSame(empty.body.data.stock, { products: 0, low_stock: 0, stock_value_xaf: 0 }, 'zeros on a new shop');
+  await createProduct(api, owner.token, { cost_xaf: 333, reorder_level: 5 }, 2.5);
+  await createProduct(api, owner.token, { cost_xaf: 100, reorder_level: 1 }, 10);
+  await createProduct(api, owner.token, { tracked: false, cost_xaf: 999 });
+  const reply = await api.request('GET', '/dashboard', { token: owner.token });
+  t.strictSame(reply.body.data.stock, { products: 3, low_stock: 1, stock_value_xaf: 833 + 1000 }, '2.5 x 333 = 832.5 rounds to 833');
 });
