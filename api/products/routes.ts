@@ -184,7 +184,9 @@ const createVariantRoute = createRoute({
   path: '/products/{product_id}/variants',
   tags,
   summary: 'Create a variant (manager or owner)',
-  description: 'One variant per combination of options (409 `variant_exists`); codes unique as for products. A tracked product holding stock of its own: 409 `product_has_stock`.',
+  description:
+    'The options name every axis of the product once, with one of its values (422 on `options.<axis>`). One variant per combination (409 `variant_exists`); ' +
+    'codes unique as for products. A tracked product holding stock of its own: 409 `product_has_stock`.',
   security: bearer,
   middleware: writers,
   request: { params: ProductParam, body: jsonBody(CreateVariantBody) },
@@ -207,10 +209,11 @@ const deleteVariantRoute = createRoute({
   path: '/variants/{variant_id}',
   tags,
   summary: 'Delete a variant (manager or owner)',
+  description: 'A variant still holding stock is a 409 `variant_has_stock`: bring it to 0 first.',
   security: bearer,
   middleware: writers,
   request: { params: VariantParam },
-  responses: { 204: { description: 'Deleted.' }, ...pickErrors(401, 402, 403, 404, 422) },
+  responses: { 204: { description: 'Deleted.' }, ...pickErrors(401, 402, 403, 404, 409, 422) },
 });
 
 const generateBarcodesRoute = createRoute({
@@ -235,6 +238,25 @@ async function lockedProduct(tx: Tx, id: string): Promise<Product> {
   const product = await lockProduct(tx, id);
   if (!product) throw errors.notFound();
   return product;
+}
+
+/**
+ * A variant names every axis of its product once, with one of that axis' values: its options are
+ * what the till shows and what a scan resolves, so they must mean something.
+ */
+async function assertOptionsFitAxes(tx: Tx, productId: string, options: Record<string, string>): Promise<void> {
+  const axes = await listOptions(tx, productId);
+  if (axes.length === 0) throw invalidField('options', 'Give the product its options first (POST /products/{product_id}/options).');
+  const fieldErrors: Record<string, string[]> = {};
+  for (const axis of axes) {
+    const value = options[axis.name];
+    if (value === undefined) fieldErrors[`options.${axis.name}`] = ['This field is required.'];
+    else if (!axis.values.includes(value)) fieldErrors[`options.${axis.name}`] = [`Must be one of: ${axis.values.join(', ')}.`];
+  }
+  for (const name of Object.keys(options)) {
+    if (!axes.some((axis) => axis.name === name)) fieldErrors[`options.${name}`] = ['The product has no such option.'];
+  }
+  if (Object.keys(fieldErrors).length > 0) throw errors.invalid(fieldErrors);
 }
 
 /** With variants, stock lives on them: a product's own stock must be 0 before it gets any. */
@@ -318,19 +340,27 @@ export const productRoutes = newRouter()
     const body = c.req.valid('json');
     const product = await lockedProduct(c.var.tx, product_id);
     assertMayHaveVariants(product);
+    await assertOptionsFitAxes(c.var.tx, product_id, body.options);
     return c.json({ data: await createVariant(c.var.tx, product_id, { ...body, price_xaf: body.price_xaf ?? product.price_xaf }) }, 201);
   })
   .openapi(updateVariantRoute, async (c) => {
     const { variant_id } = c.req.valid('param');
-    const variant = await updateVariant(c.var.tx, variant_id, c.req.valid('json'));
-    if (!variant) throw errors.notFound();
-    return c.json({ data: variant }, 200);
+    const body = c.req.valid('json');
+    const current = await findVariant(c.var.tx, variant_id);
+    if (!current) throw errors.notFound();
+    if (body.options !== undefined) await assertOptionsFitAxes(c.var.tx, current.product_id, body.options);
+    return c.json({ data: (await updateVariant(c.var.tx, variant_id, body))! }, 200);
   })
   .openapi(deleteVariantRoute, async (c) => {
     const { variant_id } = c.req.valid('param');
     const variant = await findVariant(c.var.tx, variant_id);
     if (!variant) throw errors.notFound();
     await lockedProduct(c.var.tx, variant.product_id);
+    // Stock is the sum of movements: a variant that still holds some would leave it on nobody.
+    const locked = await findVariant(c.var.tx, variant_id);
+    if (locked!.on_hand !== 0) {
+      throw errors.conflict('variant_has_stock', 'This variant still holds stock: bring it to 0 (adjust or stocktake) before deleting it.');
+    }
     await deleteVariant(c.var.tx, variant_id);
     return c.body(null, 204);
   })

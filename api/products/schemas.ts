@@ -92,9 +92,9 @@ export const UpdateProductBody = ProductFields.partial().openapi('UpdateProduct'
 export type UpdateProductBody = z.infer<typeof UpdateProductBody>;
 
 export const ProductListQuery = ListQuery.extend({
-  q: z.string().trim().min(1).max(200).optional().openapi({
+  q: z.string().trim().max(200).optional().transform((q) => q || undefined).openapi({
     param: { name: 'q', in: 'query' },
-    description: 'Case- and accent-insensitive match in the name ("cafe" finds "Café"), or exactly a SKU or barcode (a scan).',
+    description: 'Case- and accent-insensitive match in the name ("cafe" finds "Café"), or exactly a SKU or barcode (a scan). Empty: no filter.',
   }),
   category_id: Uuid.optional().openapi({ param: { name: 'category_id', in: 'query' } }),
   active: QueryBoolean.optional().openapi({ param: { name: 'active', in: 'query' } }),

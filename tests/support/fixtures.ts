@@ -106,3 +106,30 @@ export async function ledgerInvariants(api: Service, shopId: string): Promise<{ 
      group by e.id having sum(l.debit_xaf) <> sum(l.credit_xaf)`;
   return { stockMismatches: [...stockMismatches], unbalancedEntries: [...unbalancedEntries] };
 }
+
+/**
+ * POST /products/{id}/variants after making sure the product's axes include the options named, so
+ * set-up code can say `{options: {Taille: 'M'}}` without declaring the axes first. Answers the reply.
+ */
+export async function postVariant(api: Service, token: string, productId: string, body: { options: Record<string, string> } & Record<string, unknown>) {
+  const current = await api.request('GET', `/products/${productId}/options`, { token });
+  if (current.status !== 200) return api.request('POST', `/products/${productId}/variants`, { token, body });
+  const axes: { name: string; values: string[] }[] = current.body.data.map((o: any) => ({ name: o.name, values: o.values }));
+  let changed = false;
+  for (const [rawName, rawValue] of Object.entries(body.options)) {
+    const [name, value] = [rawName.trim(), rawValue.trim()];
+    const axis = axes.find((a) => a.name === name);
+    if (!axis) {
+      axes.push({ name, values: [value] });
+      changed = true;
+    } else if (!axis.values.includes(value)) {
+      axis.values.push(value);
+      changed = true;
+    }
+  }
+  if (changed) {
+    const replaced = await api.request('POST', `/products/${productId}/options`, { token, body: { options: axes } });
+    if (replaced.status !== 200) throw new Error(`options failed: ${replaced.status} ${JSON.stringify(replaced.body)}`);
+  }
+  return api.request('POST', `/products/${productId}/variants`, { token, body });
+}
