@@ -1,0 +1,564 @@
+/**
+ * `npm run bench:catalogue`: product search on a shop of 100,000 products.
+ *
+ * Creates a throw-away database `pos_bench_<random>` on DATABASE_URL's server (default
+ * postgres://postgres@127.0.0.1:5432/postgres; the role must be able to create databases and
+ * extensions), migrates it, registers two shops through the API, seeds 100,000 products in the
+ * first (and 10,000 in the second, so row-level security has rows to filter) with set-based SQL
+ * through the products table (its triggers fill search_name and catalogue_codes), then starts the
+ * real app as the pos_app role on a free port and times sequential `GET /api/v1/products?q=` by name
+ * prefix and by barcode. Prints the median and p99, the EXPLAIN (ANALYZE, BUFFERS) plans of both
+ * searches as the app runs them, and whether each uses an index. The database is dropped at the end,
+ * also on failure or Ctrl-C. Independent of the test runner.
+ */
+import { randomBytes } from 'node:crypto';
+import postgres from 'postgres';
+import { createApp } from '../api/app.ts';
+import { loadConfig } from '../api/config.ts';
+import { APP_DB_ROLE, createSql, type Sql, type Tx } from '../api/db.ts';
+import { deriveSecret } from '../api/lib/secrets.ts';
+import { createLogger } from '../api/logger.ts';
+import { listProducts } from '../api/products/queries.ts';
+import { nodeClientAddress, serveNode, type HttpServer } from '../api/server.ts';
+import { migrate } from '../db/migrate.ts';
+
+const SERVER_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
+/** The bench's own key: the app role's password is derived from it as tests/run.ts does from its key. */
+const BENCH_APP_KEY = 'bench-app-key-0123456789abcdef0123456789abcdef';
+const PASSWORD = 'bench-password-1234';
+
+const PRODUCTS = 100_000;
+const OTHER_SHOP_PRODUCTS = 10_000;
+/** Products are inserted in batches, each its own transaction. */
+const BATCH = 20_000;
+const WARMUP = 30;
+const SAMPLES = 300;
+/** The API's default page size, as a till asks for it. */
+const PAGE_LIMIT = 50;
+
+const CATEGORIES = ['Épicerie', 'Boissons', 'Produits laitiers', 'Hygiène et entretien', 'Conserves', 'Céréales et féculents'];
+
+const SOLID = '125g|250g|500g|1kg|2kg|5kg|25kg';
+const LIQUID = '33cl|50cl|65cl|1L|1,5L|5L';
+const PIECE = 'à l\'unité|lot de 3|x6|x12|x24';
+/** Base name, category (index in CATEGORIES), sizes it comes in. */
+const BASES: [string, number, string][] = [
+  ['Café Arabica', 0, SOLID], ['Café Robusta moulu', 0, SOLID], ['Riz parfumé', 5, SOLID], ['Riz brisé', 5, SOLID],
+  ['Sucre en poudre', 0, SOLID], ['Sucre en morceaux', 0, SOLID], ['Farine de blé', 5, SOLID], ['Farine de manioc', 5, SOLID],
+  ['Pâtes spaghetti', 5, SOLID], ['Macaronis', 5, SOLID], ['Semoule de maïs', 5, SOLID], ['Flocons d\'avoine', 5, SOLID],
+  ['Thé vert à la menthe', 0, SOLID], ['Chocolat noir', 0, SOLID], ['Cacao en poudre', 0, SOLID], ['Sel iodé', 0, SOLID],
+  ['Piment écrasé', 0, SOLID], ['Poivre de Penja', 0, SOLID], ['Cube bouillon', 0, PIECE], ['Arachides grillées', 0, SOLID],
+  ['Huile d\'arachide', 0, LIQUID], ['Huile de palme raffinée', 0, LIQUID], ['Vinaigre de vin', 0, LIQUID], ['Miel d\'acacia', 0, SOLID],
+  ['Eau minérale', 1, LIQUID], ['Jus d\'ananas', 1, LIQUID], ['Jus de goyave', 1, LIQUID], ['Bière blonde', 1, LIQUID],
+  ['Limonade citron', 1, LIQUID], ['Boisson gazeuse orange', 1, LIQUID], ['Vin rouge de table', 1, LIQUID], ['Sirop de grenadine', 1, LIQUID],
+  ['Lait concentré sucré', 2, SOLID], ['Lait en poudre entier', 2, SOLID], ['Yaourt nature', 2, PIECE], ['Crème fraîche épaisse', 2, SOLID],
+  ['Beurre doux', 2, SOLID], ['Fromage fondu', 2, PIECE], ['Lait UHT demi-écrémé', 2, LIQUID], ['Œufs frais', 2, PIECE],
+  ['Savon de Marseille', 3, PIECE], ['Savon noir', 3, PIECE], ['Lessive en poudre', 3, SOLID], ['Eau de Javel', 3, LIQUID],
+  ['Dentifrice menthe fraîche', 3, PIECE], ['Shampooing doux', 3, LIQUID], ['Papier hygiénique', 3, PIECE], ['Liquide vaisselle', 3, LIQUID],
+  ['Sardines à l\'huile', 4, PIECE], ['Tomate concentrée', 4, PIECE], ['Maquereaux à la tomate', 4, PIECE], ['Petits pois extra-fins', 4, PIECE],
+  ['Haricots verts', 4, PIECE], ['Maïs doux', 4, PIECE], ['Corned-beef', 4, PIECE], ['Lait de coco', 4, LIQUID],
+];
+const QUALIFIERS = ['', '', '', 'bio', 'extra', 'premium', 'classique', 'du terroir', 'épicé', 'doux', 'allégé', 'familial', 'économique', 'sélection'];
+const BRANDS = ['Saveurs du Mungo', 'Le Palmier', 'Soleil d\'Afrique', 'Étoile', 'Kribi', 'Bonamoussadi', 'Mont Cameroun',
+  'La Ménagère', 'Dja', 'Sanaga', 'Maison Ngono', 'Bakery Élite', 'Le Baobab', 'Côte Sauvage', 'Délices d\'Adamaoua'];
+
+interface Timing {
+  median: number;
+  p99: number;
+  min: number;
+  max: number;
+}
+
+function databaseUrl(serverUrl: string, database: string, user?: { name: string; password: string }): string {
+  const url = new URL(serverUrl);
+  url.pathname = `/${database}`;
+  if (user) {
+    url.username = user.name;
+    url.password = user.password;
+  }
+  return url.toString();
+}
+
+/** Nearest-rank percentile of sorted samples. */
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length, Math.max(1, Math.ceil((p / 100) * sorted.length))) - 1]!;
+
+function summarize(samples: number[]): Timing {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return {
+    median: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+    min: sorted[0]!,
+    max: sorted[sorted.length - 1]!,
+  };
+}
+
+const ms = (value: number) => `${value.toFixed(1)} ms`;
+const count = (value: number) => value.toLocaleString('en-US');
+const say = (line = '') => process.stdout.write(`${line}\n`);
+
+const database = `pos_bench_${randomBytes(6).toString('hex')}`;
+const ownerUrl = databaseUrl(SERVER_URL, database);
+const appRolePassword = deriveSecret(BENCH_APP_KEY, `database role ${APP_DB_ROLE}`).toString('hex');
+const appUrl = databaseUrl(SERVER_URL, database, { name: APP_DB_ROLE, password: appRolePassword });
+
+let server: HttpServer | undefined;
+let appSql: Sql | undefined;
+let ownerSql: Sql | undefined;
+let explainSql: Sql | undefined;
+let created = false;
+/** pos_app's password hash before the bench changed it (the role is shared by every database of the server). */
+let savedRolePassword: { exists: boolean; password: string | null; readable: boolean } | undefined;
+let cleaning: Promise<void> | undefined;
+let interrupted = false;
+
+function cleanup(): Promise<void> {
+  cleaning ??= (async () => {
+    const attempt = async (step: () => Promise<unknown> | undefined) => {
+      try {
+        await step();
+      } catch (error) {
+        process.stderr.write(`cleanup: ${error instanceof Error ? error.message : String(error)}\n`);
+      }
+    };
+    await attempt(() => server?.close());
+    await attempt(() => appSql?.end({ timeout: 1 }));
+    await attempt(() => explainSql?.end({ timeout: 1 }));
+    await attempt(() => ownerSql?.end({ timeout: 1 }));
+    const admin = postgres(SERVER_URL, { max: 1, onnotice: () => {} });
+    if (savedRolePassword?.exists && savedRolePassword.readable) {
+      // An already-hashed password (SCRAM or md5) is stored as given: the role is left as it was found.
+      await attempt(() => admin.unsafe(`alter role ${APP_DB_ROLE} password ${savedRolePassword!.password === null ? 'null' : `'${savedRolePassword!.password.replace(/'/g, "''")}'`}`));
+    }
+    if (created) await attempt(() => admin.unsafe(`drop database if exists "${database}" with (force)`));
+    await attempt(() => admin.end({ timeout: 1 }));
+  })();
+  return cleaning;
+}
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    interrupted = true;
+    process.stderr.write(`\n${signal}: dropping ${database}\n`);
+    void cleanup().then(() => process.exit(130));
+  });
+}
+
+async function request(baseUrl: string, method: string, path: string, options: { token?: string; body?: unknown } = {}) {
+  const headers: Record<string, string> = {};
+  if (options.token) headers.authorization = `Bearer ${options.token}`;
+  if (options.body !== undefined) headers['content-type'] = 'application/json';
+  const response = await fetch(`${baseUrl}/api/v1${path}`, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) });
+  const text = await response.text();
+  return { status: response.status, body: text ? (JSON.parse(text) as any) : null };
+}
+
+async function register(baseUrl: string, shopName: string, email: string): Promise<{ shopId: string; userId: string }> {
+  const reply = await request(baseUrl, 'POST', '/auth/register', {
+    body: { shop_name: shopName, owner_name: 'Bench Owner', owner_email: email, password: PASSWORD, city: 'Douala' },
+  });
+  if (reply.status !== 201) throw new Error(`register failed: ${reply.status} ${JSON.stringify(reply.body)}`);
+  return { shopId: reply.body.data.shop.id, userId: reply.body.data.user.id };
+}
+
+/**
+ * Seeds `total` products for the shop with set-based SQL as the owner, through the products table so
+ * its triggers fill search_name and catalogue_codes. Barcodes are in-store EAN-13 codes
+ * ('20' + the row number on 10 digits + check digit), so two shops seeded alike share codes.
+ */
+async function seedProducts(sql: Sql, shopId: string, total: number, seed: number): Promise<void> {
+  const categoryIds = (
+    await sql<{ id: string; sort_order: number }[]>`
+      insert into categories (shop_id, name, sort_order)
+      select ${shopId}, name, ord::int from unnest(${CATEGORIES}::text[]) with ordinality u(name, ord)
+      returning id, sort_order`
+  )
+    .sort((a, b) => a.sort_order - b.sort_order)
+    .map((row) => row.id);
+  const bases = BASES.map(([name]) => name);
+  const baseCategories = BASES.map(([, category]) => category + 1);
+  const baseSizes = BASES.map(([, , sizes]) => sizes);
+  for (let from = 1; from <= total; from += BATCH) {
+    const to = Math.min(total, from + BATCH - 1);
+    await sql.begin(async (tx) => {
+      await tx`select setseed(${(seed + from / total) % 1})`;
+      await tx`
+        with pick as (
+          select g,
+                 1 + floor(random() * cardinality(${bases}::text[]))::int as b,
+                 1 + floor(random() * cardinality(${QUALIFIERS}::text[]))::int as q,
+                 1 + floor(random() * cardinality(${BRANDS}::text[]))::int as br,
+                 random() as size_draw,
+                 random() as price_draw,
+                 random() as stock_draw
+            from generate_series(${from}::int, ${to}::int) g
+        ), sized as (
+          select pick.*, string_to_array((${baseSizes}::text[])[b], '|') as sizes from pick
+        ), coded as (
+          select sized.*, '20' || lpad(g::text, 10, '0') as code12 from sized
+        )
+        insert into products (shop_id, name, sku, barcode, category_id, price_xaf, cost_xaf, vat_rate, unit, tracked, reorder_level)
+        select ${shopId}::uuid,
+               concat_ws(' ', (${bases}::text[])[b], nullif((${QUALIFIERS}::text[])[q], ''), (${BRANDS}::text[])[br],
+                         sizes[1 + floor(size_draw * cardinality(sizes))::int]),
+               'SKU-' || lpad(g::text, 6, '0'),
+               code12 || ean13_check_digit(code12),
+               (${categoryIds}::uuid[])[(${baseCategories}::int[])[b]],
+               (round((150 + price_draw * 25000) / 25) * 25)::bigint,
+               (round((150 + price_draw * 25000) * 0.75 / 25) * 25)::bigint,
+               19.25,
+               'piece',
+               stock_draw > 0.1,
+               floor(stock_draw * 10)
+          from coded`;
+    });
+  }
+}
+
+/** What the seeding produced, checked against what the triggers must have done. */
+async function checkSeed(sql: Sql, shopId: string, expected: number): Promise<{ products: number; codes: number }> {
+  const [row] = await sql<{ products: number; bad_search: number; codes: number; barcodes: number; skus: number }[]>`
+    select (select count(*)::int from products where shop_id = ${shopId} and deleted_at is null) as products,
+           (select count(*)::int from products where shop_id = ${shopId} and (search_name = '' or search_name <> search_text(name))) as bad_search,
+           (select count(*)::int from catalogue_codes where shop_id = ${shopId}) as codes,
+           (select count(distinct barcode)::int from products where shop_id = ${shopId}) as barcodes,
+           (select count(distinct sku)::int from products where shop_id = ${shopId}) as skus`;
+  const problems: string[] = [];
+  if (row!.products !== expected) problems.push(`${row!.products} products instead of ${expected}`);
+  if (row!.bad_search !== 0) problems.push(`${row!.bad_search} products without the right search_name`);
+  if (row!.codes !== 2 * expected) problems.push(`${row!.codes} catalogue codes instead of ${2 * expected}`);
+  if (row!.barcodes !== expected || row!.skus !== expected) problems.push('SKUs or barcodes are not unique');
+  if (problems.length > 0) throw new Error(`seeding went wrong: ${problems.join('; ')}`);
+  return { products: row!.products, codes: row!.codes };
+}
+
+/** Sequential requests: `WARMUP` untimed, then `SAMPLES` timed, each checked by `check`. */
+async function measure(
+  baseUrl: string,
+  token: string,
+  values: string[],
+  check: (value: string, data: any[]) => string | null,
+): Promise<{ timing: Timing; rows: number }> {
+  const samples: number[] = [];
+  let rows = 0;
+  for (const [index, value] of values.entries()) {
+    const started = performance.now();
+    const response = await fetch(`${baseUrl}/api/v1/products?q=${encodeURIComponent(value)}`, { headers: { authorization: `Bearer ${token}` } });
+    const text = await response.text();
+    const elapsed = performance.now() - started;
+    if (response.status !== 200) throw new Error(`GET /products?q=${value}: ${response.status} ${text}`);
+    const data = (JSON.parse(text) as { data: any[] }).data;
+    const problem = check(value, data);
+    if (problem) throw new Error(`GET /products?q=${value}: ${problem}`);
+    if (index >= WARMUP) {
+      samples.push(elapsed);
+      rows += data.length;
+    }
+  }
+  return { timing: summarize(samples), rows: rows / samples.length };
+}
+
+/** The shop and user a request works in, as the app sets them for row-level security. */
+type Scope = { shopId: string; userId: string };
+/** A query as the driver sent it. */
+type Captured = { text: string; parameters: unknown[] };
+
+const setScope = (tx: Tx, scope: Scope) =>
+  tx`select set_config('app.shop_id', ${scope.shopId}, true), set_config('app.user_id', ${scope.userId}, true)`;
+
+/** The last products query the explain pool sent (its driver reports every query it sends). */
+let captured: Captured | undefined;
+
+/** The SQL text and parameters listProducts sends for this search, captured from the driver. */
+async function listProductsQuery(q: string, scope: Scope): Promise<Captured> {
+  explainSql ??= postgres(appUrl, {
+    max: 1,
+    onnotice: () => {},
+    debug: (_connection, text, parameters) => {
+      if (/\bfrom products p\b/.test(text)) captured = { text, parameters };
+    },
+  });
+  captured = undefined;
+  await explainSql.begin(async (tx) => {
+    await setScope(tx, scope);
+    await listProducts(tx, { q }, PAGE_LIMIT, null);
+  });
+  if (!captured) throw new Error('could not capture the SQL of listProducts');
+  return captured;
+}
+
+/** EXPLAIN (ANALYZE, BUFFERS) of the query, in a transaction of `sql`'s role with the shop and user set. */
+async function explain(sql: Sql, query: Captured, scope: Scope): Promise<string[]> {
+  return (await sql.begin(async (tx: Tx) => {
+    await setScope(tx, scope);
+    const rows = await tx.unsafe<{ 'QUERY PLAN': string }[]>(`explain (analyze, buffers) ${query.text}`, query.parameters as any[]);
+    return rows.map((row) => row['QUERY PLAN']);
+  })) as string[];
+}
+
+/**
+ * The plans of the statements run inside the functions the query calls (EXPLAIN shows a SECURITY
+ * DEFINER function such as products_matching_name as one "Function Scan"): the query is run as
+ * pos_app (SET ROLE from the owner's session) with auto_explain reporting every nested statement's
+ * plan, analyzed, as a notice. Loading auto_explain takes a superuser; a string says why it failed.
+ */
+async function nestedPlans(query: Captured, scope: Scope): Promise<string[][] | string> {
+  const notices: string[] = [];
+  const trace = postgres(ownerUrl, { max: 1, onnotice: (notice) => notices.push(String(notice.message)) });
+  try {
+    await trace.begin(async (tx) => {
+      await tx.unsafe(`load 'auto_explain'`);
+      for (const setting of ['log_min_duration = 0', 'log_analyze = on', 'log_buffers = on', 'log_nested_statements = on', "log_level = 'notice'"]) {
+        await tx.unsafe(`set local auto_explain.${setting}`);
+      }
+      await setScope(tx, scope);
+      await tx.unsafe(`set local role ${APP_DB_ROLE}`);
+      notices.length = 0;
+      await tx.unsafe(query.text, query.parameters as any[]);
+    });
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  } finally {
+    await trace.end({ timeout: 1 });
+  }
+  // Each notice is "duration: ... plan:", "Query Text: <statement>" (maybe several lines), then the
+  // plan, whose first line carries the estimate. The query's own plan (reported when its portal
+  // closes) is left out, and so are statements that touch neither products nor catalogue_codes.
+  const plans: string[][] = [];
+  for (const notice of notices) {
+    const lines = notice.split('\n');
+    const planStart = lines.findIndex((line, index) => index > 1 && /\((cost=|actual time=)|never executed/.test(line));
+    if (!lines[1]?.startsWith('Query Text: ') || planStart < 0) continue;
+    const statement = [lines[1].slice('Query Text: '.length), ...lines.slice(2, planStart)].join('\n').trim();
+    const plan = lines.slice(planStart);
+    if (statement === query.text.trim() || !plan.some((line) => /\b(products|catalogue_codes)\b/.test(line))) continue;
+    plans.push([`-- ${statement.replace(/\s+/g, ' ')}`, ...plan]);
+  }
+  return plans;
+}
+
+const literal = (value: unknown) => (value === null || value === undefined ? 'null' : `'${String(value).replace(/'/g, "''")}'`);
+let prepared = 0;
+
+/**
+ * The generic plan of the query: the app's driver prepares its statements, and PostgreSQL may switch
+ * a prepared statement to a generic plan after five executions. Forced here, analyzed, as pos_app.
+ */
+async function genericPlan(query: Captured, scope: Scope): Promise<string[] | string> {
+  const name = `bench_generic_${++prepared}`;
+  try {
+    return (await explainSql!.begin(async (tx: Tx) => {
+      await setScope(tx, scope);
+      await tx.unsafe('set local plan_cache_mode = force_generic_plan');
+      await tx.unsafe(`prepare ${name} as ${query.text}`);
+      const rows = await tx.unsafe<{ 'QUERY PLAN': string }[]>(
+        `explain (analyze, buffers) execute ${name} (${query.parameters.map(literal).join(', ')})`,
+      );
+      await tx.unsafe(`deallocate ${name}`);
+      return rows.map((row) => row['QUERY PLAN']);
+    })) as string[];
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
+}
+
+async function indexNames(sql: Sql, table: string): Promise<string[]> {
+  return (await sql<{ indexname: string }[]>`select indexname from pg_indexes where schemaname = 'public' and tablename = ${table}`).map((row) => row.indexname);
+}
+
+/** A plan line without its arrow and cost estimate. */
+const tidy = (line: string) => line.trim().replace(/^->\s*/, '').replace(/\s*\(cost=[^)]*\)/, '');
+
+/** The plan lines that scan one of `indexes` (any kind of index scan), and those that read `table` sequentially. */
+function scans(plan: string[], indexes: string[], table: string): { indexLines: string[]; seqLines: string[] } {
+  const indexLines = plan.filter((line) => {
+    const match = /(Index Only Scan|Index Scan|Bitmap Index Scan)(?: Backward)? (?:using|on) (\S+)/.exec(line);
+    return match !== null && indexes.includes(match[2]!);
+  });
+  // Sequential scans of the table, those that filter with LIKE (~~) first.
+  const seqLines = plan
+    .map((line, index) => ({ line, index }))
+    .filter(({ line }) => new RegExp(`Seq Scan on ${table}\\b`).test(line))
+    .map(({ line, index }) => {
+      const node = plan.slice(index + 1).findIndex((next) => next.includes('->'));
+      const details = plan.slice(index + 1, node < 0 ? undefined : index + 1 + node);
+      return { line, like: details.some((detail) => /Filter:.*~~/.test(detail)) };
+    })
+    .sort((a, b) => Number(b.like) - Number(a.like))
+    .map(({ line }) => line);
+  return { indexLines: indexLines.map(tidy), seqLines: seqLines.map(tidy) };
+}
+
+/** The plans of one search: the query as pos_app, the statements nested in its functions, and its generic plan. */
+interface Plans {
+  top: string[];
+  nested: string[][] | string;
+  generic: string[] | string;
+}
+
+async function plansOf(q: string, scope: Scope): Promise<Plans> {
+  const query = await listProductsQuery(q, scope);
+  return { top: await explain(explainSql!, query, scope), nested: await nestedPlans(query, scope), generic: await genericPlan(query, scope) };
+}
+
+function printPlans(title: string, plans: Plans): void {
+  say();
+  say(`EXPLAIN (ANALYZE, BUFFERS) of listProducts, ${title}, as ${APP_DB_ROLE} with app.shop_id and app.user_id set`);
+  for (const line of plans.top) say(`  ${line}`);
+  if (typeof plans.nested === 'string') {
+    say(`  (the plans inside the functions it calls could not be traced: ${plans.nested})`);
+  } else {
+    for (const plan of plans.nested) {
+      say('  -- a statement run inside a function the query calls (auto_explain, log_nested_statements):');
+      for (const line of plan) say(`  ${line}`);
+    }
+  }
+  if (typeof plans.generic === 'string') {
+    say(`  (generic plan not available: ${plans.generic})`);
+  } else {
+    say('  -- its generic plan (a prepared statement may switch to it after 5 executions), scans only:');
+    for (const line of plans.generic.filter((line) => /Scan|Execution Time/.test(line))) say(`    ${tidy(line)}`);
+  }
+}
+
+/** Every plan line of a search: its own, its generic plan's and its functions'. */
+const allLines = (plans: Plans) => [
+  ...plans.top,
+  ...(typeof plans.generic === 'string' ? [] : plans.generic),
+  ...(typeof plans.nested === 'string' ? [] : plans.nested.flat()),
+];
+
+async function main(): Promise<void> {
+  const started = performance.now();
+  say('Catalogue search benchmark');
+  say(`  server       ${new URL(SERVER_URL).host}`);
+  say(`  database     ${database} (dropped at the end)`);
+
+  const admin = postgres(SERVER_URL, { max: 1, onnotice: () => {} });
+  try {
+    // migrate() sets pos_app's password, and the role is the server's, not the database's: keep its
+    // current hash to put it back at the end (pg_authid is readable by a superuser only).
+    try {
+      const [role] = await admin<{ rolpassword: string | null }[]>`select rolpassword from pg_authid where rolname = ${APP_DB_ROLE}`;
+      savedRolePassword = { exists: role !== undefined, password: role?.rolpassword ?? null, readable: true };
+    } catch {
+      savedRolePassword = { exists: true, password: null, readable: false };
+      say(`  note         cannot read pg_authid: ${APP_DB_ROLE}'s password stays the bench's after the run`);
+    }
+    await admin.unsafe(`create database "${database}"`);
+    created = true;
+  } finally {
+    await admin.end();
+  }
+  await migrate(ownerUrl, { appRolePassword });
+  say(`  migrated     in ${ms(performance.now() - started)}`);
+
+  const config = loadConfig({ ...process.env, DATABASE_URL: ownerUrl, APP_KEY: BENCH_APP_KEY, BCRYPT_ROUNDS: '4', PORT: '0', LOG_LEVEL: 'silent' });
+  appSql = createSql(appUrl, { max: 5, applicationName: 'pos-bench' });
+  ownerSql = createSql(ownerUrl, { max: 1, applicationName: 'pos-bench-owner' });
+  const app = createApp({ config, sql: appSql, appKey: BENCH_APP_KEY, log: createLogger('silent'), clientAddress: nodeClientAddress });
+  server = await serveNode(app, 0, '127.0.0.1');
+  const baseUrl = `http://127.0.0.1:${server.port}`;
+  const [whoami] = await appSql<{ user: string; rls: boolean }[]>`select current_user as user, (select rolbypassrls or rolsuper from pg_roles where rolname = current_user) as rls`;
+  if (whoami!.user !== APP_DB_ROLE || whoami!.rls) throw new Error(`the app must connect as ${APP_DB_ROLE} without BYPASSRLS, not ${whoami!.user}`);
+  say(`  app          ${baseUrl}, connected as ${whoami!.user}`);
+
+  const shop = await register(baseUrl, 'Supermarché Bench', `owner-${database}@bench.example`);
+  const other = await register(baseUrl, 'Boutique Voisine', `other-${database}@bench.example`);
+
+  const seedStarted = performance.now();
+  await seedProducts(ownerSql, shop.shopId, PRODUCTS, 0.17);
+  await seedProducts(ownerSql, other.shopId, OTHER_SHOP_PRODUCTS, 0.71);
+  const seeded = await checkSeed(ownerSql, shop.shopId, PRODUCTS);
+  await checkSeed(ownerSql, other.shopId, OTHER_SHOP_PRODUCTS);
+  const seedSeconds = (performance.now() - seedStarted) / 1000;
+  // As autovacuum would leave it: statistics, and the GIN index's pending list merged.
+  await ownerSql`vacuum (analyze) products`;
+  await ownerSql`vacuum (analyze) catalogue_codes`;
+  await ownerSql`analyze categories`;
+  await ownerSql`analyze variants`;
+  say(`  seeded       ${count(seeded.products)} products and ${count(seeded.codes)} catalogue codes in the benched shop, ` +
+    `${count(OTHER_SHOP_PRODUCTS)} products in a second shop (same barcodes for its first ${count(OTHER_SHOP_PRODUCTS)}), ` +
+    `in ${seedSeconds.toFixed(1)} s, then VACUUM ANALYZE`);
+  const [sample] = await ownerSql<{ name: string }[]>`select name from products where shop_id = ${shop.shopId} order by random() limit 1`;
+  say(`  e.g.         "${sample!.name}"`);
+
+  const login = await request(baseUrl, 'POST', '/auth/login', { body: { email: `owner-${database}@bench.example`, password: PASSWORD, device_name: 'Bench' } });
+  if (login.status !== 200) throw new Error(`login failed: ${login.status} ${JSON.stringify(login.body)}`);
+  const token = login.body.data.token as string;
+
+  // Values to search: prefixes of 3 to 5 characters of real names, and real barcodes, all different.
+  const total = WARMUP + SAMPLES;
+  await ownerSql`select setseed(0.5)`;
+  const names = await ownerSql<{ name: string }[]>`select name from products where shop_id = ${shop.shopId} order by random() limit ${total}`;
+  const prefixes = names.map(({ name }, index) => name.slice(0, 3 + (index % 3)).trim());
+  const barcodes = (
+    await ownerSql<{ barcode: string }[]>`select barcode from products where shop_id = ${shop.shopId} order by random() limit ${total}`
+  ).map((row) => row.barcode);
+
+  say();
+  say(`Latency of sequential requests to the running app (${WARMUP} warm-up, then ${SAMPLES} timed; page limit ${PAGE_LIMIT})`);
+  const byName = await measure(baseUrl, token, prefixes, (_q, data) => (data.length === 0 ? 'no product found for a prefix of a real name' : null));
+  say(`  GET /api/v1/products?q=<name prefix, 3-5 chars>  median ${ms(byName.timing.median)}  p99 ${ms(byName.timing.p99)}` +
+    `  (min ${ms(byName.timing.min)}, max ${ms(byName.timing.max)}, ${byName.rows.toFixed(1)} products per answer)`);
+  const byBarcode = await measure(baseUrl, token, barcodes, (code, data) =>
+    data.length === 1 && data[0].barcode === code ? null : `expected exactly the one product of this shop, got ${data.length}`,
+  );
+  say(`  GET /api/v1/products?q=<barcode, 13 digits>      median ${ms(byBarcode.timing.median)}  p99 ${ms(byBarcode.timing.p99)}` +
+    `  (min ${ms(byBarcode.timing.min)}, max ${ms(byBarcode.timing.max)}, ${byBarcode.rows.toFixed(1)} product per answer)`);
+
+  // The plans, of the very SQL listProducts sends, as pos_app with the shop and user set.
+  const scope = { shopId: shop.shopId, userId: login.body.data.user.id as string };
+  const nameQ = prefixes[0]!;
+  const barcodeQ = barcodes[0]!;
+  const namePlans = await plansOf(nameQ, scope);
+  const barcodePlans = await plansOf(barcodeQ, scope);
+  printPlans(`name search q='${nameQ}'`, namePlans);
+  printPlans(`barcode scan q='${barcodeQ}'`, barcodePlans);
+
+  const codeIndexes = await indexNames(ownerSql, 'catalogue_codes');
+  const barcodeTop = scans(barcodePlans.top, codeIndexes, 'catalogue_codes');
+  const barcodeGeneric = typeof barcodePlans.generic === 'string' ? null : scans(barcodePlans.generic, codeIndexes, 'catalogue_codes');
+  const barcodeProducts = scans(allLines(barcodePlans), ['products_search_idx'], 'products');
+  const nameAll = scans(allLines(namePlans), ['products_search_idx'], 'products');
+  const nameGeneric = typeof namePlans.generic === 'string' ? null : scans(namePlans.generic, ['products_search_idx'], 'products');
+  const nameTraced = typeof namePlans.nested !== 'string' || nameAll.indexLines.length > 0;
+
+  say();
+  say('Verdict');
+  say(`  products seeded: ${count(seeded.products)} (benched shop), ${count(OTHER_SHOP_PRODUCTS)} (second shop)`);
+  say(`  GET /products?q=<name prefix>  median ${ms(byName.timing.median)}  p99 ${ms(byName.timing.p99)}`);
+  say(`  GET /products?q=<barcode>      median ${ms(byBarcode.timing.median)}  p99 ${ms(byBarcode.timing.p99)}`);
+  say(`  barcode lookup uses an index on catalogue_codes: ${barcodeTop.indexLines.length > 0 ? 'YES' : 'NO'}` +
+    ` (${barcodeTop.indexLines[0] ?? barcodeTop.seqLines[0] ?? 'no scan of catalogue_codes found'})` +
+    (barcodeGeneric ? `; generic plan: ${barcodeGeneric.indexLines.length > 0 ? 'YES' : 'NO'}` : ''));
+  if (barcodeProducts.seqLines.length > 0) {
+    say(`    but its name branch reads products sequentially: ${barcodeProducts.seqLines[0]}`);
+  } else if (barcodeProducts.indexLines.length > 0) {
+    say(`    and its name branch (the 13 digits as a name) uses the trigram index: ${barcodeProducts.indexLines[0]}`);
+  }
+  say(`  name search uses the trigram index products_search_idx: ${nameAll.indexLines.length > 0 ? 'YES' : nameTraced ? 'NO' : 'UNKNOWN'}` +
+    ` (${nameAll.indexLines[0] ?? nameAll.seqLines[0] ?? (nameTraced ? 'no scan of products_search_idx found' : 'inside a function that could not be traced')})` +
+    (nameGeneric && nameGeneric.indexLines.length + nameGeneric.seqLines.length > 0 ? `; generic plan: ${nameGeneric.indexLines.length > 0 ? 'YES' : 'NO'}` : ''));
+  if (nameAll.indexLines.length === 0 && nameAll.seqLines.length > 0) {
+    // Control: the same search as the table owner, whom row-level security does not bind.
+    const nameQuery = await listProductsQuery(nameQ, scope);
+    const owner = scans(await explain(ownerSql, nameQuery, scope), ['products_search_idx'], 'products');
+    if (owner.indexLines.length > 0) {
+      say(`    the table owner's identical query does use it (${owner.indexLines[0]}): under row-level security a condition`);
+      say('    that is not leakproof, such as LIKE, is never an index condition. Run the search in a SECURITY DEFINER');
+      say('    function that filters on app_shop_id() itself (see db/CONVENTIONS.md).');
+    }
+  }
+  say(`Done in ${((performance.now() - started) / 1000).toFixed(1)} s.`);
+}
+
+let exitCode = 0;
+try {
+  await main();
+} catch (error) {
+  exitCode = 1;
+  if (!interrupted) process.stderr.write(`bench:catalogue failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+} finally {
+  await cleanup();
+}
+process.exit(exitCode);
