@@ -26,8 +26,14 @@ export const MAX_XAF = 1_000_000_000_000;
 /** Integer XAF, never negative. */
 export const Money = z.number().int().min(0).max(MAX_XAF);
 
-/** Quantities: JSON numbers with at most 3 decimals (numeric(14,3) in the database). */
-export const Quantity = z.number().min(-99_999_999_999).max(99_999_999_999).refine(hasDecimals(3), 'Must have at most 3 decimals.');
+/**
+ * A unit price or cost. Bounded with quantities so that quantity x unit price (stock values, line
+ * totals) always fits a bigint: 10^9 x 10^9 = 10^18 < 9.2 x 10^18.
+ */
+export const UnitMoney = z.number().int().min(0).max(1_000_000_000);
+
+/** Quantities: JSON numbers with at most 3 decimals, at most a billion units either way. */
+export const Quantity = z.number().min(-1_000_000_000).max(1_000_000_000).refine(hasDecimals(3), 'Must have at most 3 decimals.');
 
 /** A VAT rate in percent, 0 to 100, two decimals at most (19.25). */
 export const VatRate = z.number().min(0).max(100).refine(hasDecimals(2), 'Must have at most 2 decimals.');

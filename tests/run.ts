@@ -35,13 +35,6 @@ async function ensureTemplate(serverUrl: string): Promise<string> {
     await admin.unsafe(`drop database if exists "${template}" with (force)`);
     await admin.unsafe(`alter database "${building}" rename to "${template}"`);
     await admin.unsafe(`alter database "${template}" with is_template true allow_connections false`);
-    // Templates of older migrations are of no further use.
-    const stale = await admin<{ datname: string }[]>`
-      select datname from pg_database where datname like 'pos_test_template_%' and datname <> ${template}`;
-    for (const { datname } of stale) {
-      await admin.unsafe(`alter database "${datname}" is_template false`);
-      await admin.unsafe(`drop database if exists "${datname}" with (force)`);
-    }
     return template;
   } finally {
     await admin.end();

@@ -83,3 +83,10 @@ export async function lockCategory(tx: Tx, id: string): Promise<boolean> {
 export async function deleteCategory(tx: Tx, id: string): Promise<void> {
   await tx`update categories set deleted_at = now() where id = ${id} and deleted_at is null`;
 }
+
+/** The ids among `ids` that are not live categories of the shop. */
+export async function missingCategories(tx: Tx, ids: string[]): Promise<string[]> {
+  const found = await tx<{ id: string }[]>`select id from categories where id = any(${ids}::uuid[]) and deleted_at is null`;
+  const present = new Set(found.map((row) => row.id));
+  return ids.filter((id) => !present.has(id));
+}

@@ -277,3 +277,31 @@ export async function generateBarcodes(
     select product_id, variant_id, barcode
       from catalogue_generate_barcodes(${selection.productIds}::uuid[], ${selection.categoryId}::uuid, ${selection.includeVariants})`;
 }
+
+/** The ids among `ids` that are not live variants of the shop. */
+export async function missingVariants(tx: Tx, ids: string[]): Promise<string[]> {
+  const found = await tx<{ id: string }[]>`select id from variants where id = any(${ids}::uuid[]) and deleted_at is null`;
+  const present = new Set(found.map((row) => row.id));
+  return ids.filter((id) => !present.has(id));
+}
+
+/**
+ * The catalogue price of each line (the variant's when one is named), or null for a line whose
+ * product, or variant of that product, is not live in the shop.
+ */
+export async function cataloguePrices(tx: Tx, lines: { product_id: string; variant_id?: string | null }[]): Promise<(number | null)[]> {
+  const rows = await tx<{ line: number; price_xaf: number | null }[]>`
+    select l.line, case when l.variant_id is null then p.price_xaf else v.price_xaf end as price_xaf
+      from jsonb_to_recordset(${tx.json(lines.map((l, line) => ({ line, product_id: l.product_id, variant_id: l.variant_id ?? null })))})
+           as l (line int, product_id uuid, variant_id uuid)
+      left join products p on p.id = l.product_id and p.deleted_at is null
+      left join variants v on v.id = l.variant_id and v.product_id = p.id and v.deleted_at is null
+     order by l.line`;
+  return rows.map((row) => row.price_xaf);
+}
+
+/** Whether the shop has or had this product: its ledger stays readable after a delete. */
+export async function productEverExisted(tx: Tx, id: string): Promise<boolean> {
+  const [row] = await tx`select 1 from products where id = ${id}`;
+  return row !== undefined;
+}

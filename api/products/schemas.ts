@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { ListQuery, Money, Quantity, QueryBoolean, Timestamp, Uuid, VatRate } from '../schemas.ts';
+import { ListQuery, Quantity, QueryBoolean, Timestamp, Uuid, UnitMoney, VatRate } from '../schemas.ts';
 
 export const Unit = z.enum(['piece', 'kg', 'g', 'l', 'ml', 'm']);
 
@@ -77,8 +77,8 @@ const ProductFields = z.object({
   sku: Code.nullable().optional(),
   barcode: Code.nullable().optional(),
   category_id: Uuid.nullable().optional().openapi({ description: 'A category of this shop.' }),
-  price_xaf: Money.openapi({ description: 'VAT included.' }),
-  cost_xaf: Money.optional().openapi({ description: 'Default 0.' }),
+  price_xaf: UnitMoney.openapi({ description: 'VAT included.' }),
+  cost_xaf: UnitMoney.optional().openapi({ description: 'Default 0.' }),
   vat_rate: VatRate.optional().openapi({ description: 'Default: the shop\'s `default_vat_rate`.' }),
   unit: Unit.optional().openapi({ description: 'Default piece.' }),
   tracked: z.boolean().optional().openapi({ description: 'Whether stock is kept. Default true.' }),
@@ -127,14 +127,14 @@ export const ReplaceOptionsBody = z
   .openapi('ReplaceOptions');
 
 export const GenerateVariantsBody = z
-  .object({ default_price_xaf: Money.nullable().optional().openapi({ description: 'Price of the new variants; default the product\'s price.' }) })
+  .object({ default_price_xaf: UnitMoney.nullable().optional().openapi({ description: 'Price of the new variants; default the product\'s price.' }) })
   .openapi('GenerateVariants');
 
 const VariantFields = z.object({
   options: VariantOptions,
   sku: Code.nullable().optional(),
   barcode: Code.nullable().optional(),
-  price_xaf: Money.optional().openapi({ description: 'Default: the product\'s price.' }),
+  price_xaf: UnitMoney.optional().openapi({ description: 'Default: the product\'s price.' }),
 });
 
 export const CreateVariantBody = VariantFields.openapi('CreateVariant');

@@ -109,7 +109,7 @@ const stocktakeColumns = (tx: Tx) => tx`
   ${tx.unsafe(CURSOR_AT('s.created_at'))} as cursor_at,
   (select count(*)::int from stocktake_items i where i.stocktake_id = s.id) as item_count,
   (select count(*)::int from stocktake_items i where i.stocktake_id = s.id and i.counted_quantity is not null) as counted_count,
-  (select coalesce(sum(iv.variance_value_xaf), 0)::bigint from (${itemsWithVariance(tx)} where i.stocktake_id = s.id) iv) as variance_value_xaf`;
+  (select coalesce(sum(iv.variance_value_xaf), 0) from (${itemsWithVariance(tx)} where i.stocktake_id = s.id) iv) as variance_value_xaf`;
 
 export async function listStocktakes(
   tx: Tx,
@@ -206,7 +206,7 @@ export async function stockValuation(
      order by name, id
      limit ${limit + 1}`;
   const [totals] = await tx<{ total_xaf: number; products: number }[]>`
-    select coalesce(sum(round(on_hand * cost_xaf)), 0)::bigint as total_xaf, count(*)::int as products
+    select coalesce(sum(round(on_hand * cost_xaf)), 0) as total_xaf, count(*)::int as products
       from products where shop_id = app_shop_id() and deleted_at is null and tracked`;
   return { rows, ...totals! };
 }
@@ -216,7 +216,7 @@ export async function stockSummary(tx: Tx): Promise<{ products: number; low_stoc
   const [row] = await tx<{ products: number; low_stock: number; stock_value_xaf: number }[]>`
     select count(*)::int as products,
            count(*) filter (where tracked and on_hand <= reorder_level)::int as low_stock,
-           coalesce(sum(round(on_hand * cost_xaf)) filter (where tracked), 0)::bigint as stock_value_xaf
+           coalesce(sum(round(on_hand * cost_xaf)) filter (where tracked), 0) as stock_value_xaf
       from products where shop_id = app_shop_id() and deleted_at is null`;
   return row!;
 }

@@ -5,7 +5,7 @@ import type { AppEnv } from '../env.ts';
 import { errors, invalidField } from '../errors.ts';
 import { CursorAt, decodeCursor, page } from '../lib/pagination.ts';
 import { authenticate, requireActiveSubscription, requireRole } from '../middleware/auth.ts';
-import { findProduct, listProducts, toProductRecord } from '../products/queries.ts';
+import { findProduct, listProducts, productEverExisted, toProductRecord } from '../products/queries.ts';
 import { ProductRecord } from '../products/schemas.ts';
 import { newRouter } from '../router.ts';
 import { bearer, jsonBody, jsonResponse, ListQuery, many, one, pickErrors, Uuid } from '../schemas.ts';
@@ -64,6 +64,7 @@ const movements = createRoute({
   path: '/products/{product_id}/movements',
   tags,
   summary: 'The product\'s stock ledger, newest first (manager or owner)',
+  description: 'Still readable after the product is deleted: its history is kept.',
   security: bearer,
   middleware: readers,
   request: { params: ProductParam, query: MovementsQuery },
@@ -184,7 +185,7 @@ export const stockRoutes = newRouter()
   .openapi(movements, async (c) => {
     const { product_id } = c.req.valid('param');
     const { limit, cursor, variant_id } = c.req.valid('query');
-    if (!(await findProduct(c.var.tx, product_id))) throw errors.notFound();
+    if (!(await productEverExisted(c.var.tx, product_id))) throw errors.notFound();
     const before = decodeCursor(cursor, TimeKey);
     const { rows, nextCursor } = page(await listMovements(c.var.tx, product_id, variant_id, limit, before), limit, (row) => [row.cursor_at, row.id]);
     return c.json({ data: rows.map(toMovementRecord), meta: { next_cursor: nextCursor } }, 200);

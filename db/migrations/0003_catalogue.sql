@@ -389,7 +389,8 @@ begin
 end $$;
 
 -- Commits once: each counted item's variance (counted - expected) moves the stock as it is now, so
--- sales made during the count are kept; uncounted items are left alone; the variance's value at last
+-- sales made during the count are kept; uncounted items are left alone, and so are items that no
+-- longer keep stock of their own (deleted, untracked, or given variants); the variance's value at last
 -- cost is posted to the journal. A second or concurrent commit finds the stocktake no longer open.
 create function stocktake_commit(p_stocktake_id uuid)
   returns stocktakes
@@ -417,6 +418,9 @@ begin
        and i.counted_quantity is not null
        and i.counted_quantity <> i.expected_quantity
        and (i.variant_id is null or v.deleted_at is null)
+       -- A product counted on its own that has since been given variants keeps its stock on them.
+       and (i.variant_id is not null
+            or not exists (select 1 from variants vv where vv.product_id = i.product_id and vv.deleted_at is null))
      order by i.product_id, i.variant_id nulls first
   loop
     movement := stock_move(item.product_id, item.variant_id, 'stocktake', item.variance, 'Stocktake', 'stocktake', p_stocktake_id);
