@@ -6,12 +6,16 @@ import { requestId } from 'hono/request-id';
 import { accountRoutes } from './account/routes.ts';
 import { authRoutes } from './auth/routes.ts';
 import { categoryRoutes } from './categories/routes.ts';
+import { creditRoutes } from './credit/routes.ts';
+import { customerRoutes } from './customers/routes.ts';
 import { dashboardRoutes } from './dashboard/routes.ts';
 import { docsRoutes } from './docs/routes.ts';
 import type { AppEnv, Deps } from './env.ts';
 import { errors, handleError } from './errors.ts';
 import { healthRoutes } from './health/routes.ts';
+import { loyaltyRoutes } from './loyalty/routes.ts';
 import { productRoutes } from './products/routes.ts';
+import { promotionRoutes } from './promotions/routes.ts';
 import { newRouter } from './router.ts';
 import { shopRoutes } from './shop/routes.ts';
 import { stockRoutes } from './stock/routes.ts';
@@ -92,7 +96,11 @@ export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
     .route('/', dashboardRoutes)
     .route('/', categoryRoutes)
     .route('/', productRoutes)
-    .route('/', stockRoutes);
+    .route('/', stockRoutes)
+    .route('/', customerRoutes)
+    .route('/', creditRoutes)
+    .route('/', loyaltyRoutes)
+    .route('/', promotionRoutes);
 
   app.route('/', healthRoutes);
   app.route('/', docsRoutes);

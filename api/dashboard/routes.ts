@@ -5,6 +5,7 @@ import { bearer, jsonResponse, one, pickErrors, Timestamp } from '../schemas.ts'
 import { findCurrentShop } from '../shop/queries.ts';
 import { SubscriptionStatus } from '../shop/schemas.ts';
 import { stockSummary } from '../stock/queries.ts';
+import { customerSummary } from '../credit/queries.ts';
 import { countStaffByRole } from '../users/queries.ts';
 
 const DAY_MS = 86_400_000;
@@ -25,6 +26,12 @@ const Dashboard = z
       low_stock: z.number().int().openapi({ description: 'Tracked products at or below their reorder level.' }),
       stock_value_xaf: z.number().int().openapi({ description: 'On-hand x last cost over tracked products.' }),
     }),
+    customers: z.object({
+      customers: z.number().int(),
+      owing: z.number().int().openapi({ description: 'Customers with a balance.' }),
+      receivables_xaf: z.number().int().openapi({ description: 'What customers owe in all.' }),
+      points_outstanding: z.number().int().openapi({ description: 'Loyalty points held, not yet redeemed.' }),
+    }),
   })
   .openapi('Dashboard');
 
@@ -33,7 +40,7 @@ const getDashboard = createRoute({
   path: '/dashboard',
   tags: ['Account'],
   summary: 'The shop at a glance (manager or owner)',
-  description: 'Grows with each domain: today it covers the subscription, the staff and the stock.',
+  description: 'Grows with each domain: today it covers the subscription, the staff, the stock and the customers.',
   security: bearer,
   middleware: [authenticate, requireRole('manager')] as const,
   responses: { 200: jsonResponse('Headline figures.', one(Dashboard)), ...pickErrors(401, 403) },
@@ -44,6 +51,7 @@ export const dashboardRoutes = newRouter().openapi(getDashboard, async (c) => {
   const shop = (await findCurrentShop(tx))!;
   const staff = await countStaffByRole(tx);
   const stock = await stockSummary(tx);
+  const customers = await customerSummary(tx);
   const now = Date.now();
   const activeUntil = Math.max(Date.parse(shop.trial_ends_at), shop.subscription_ends_at ? Date.parse(shop.subscription_ends_at) : 0);
   return c.json(
@@ -59,6 +67,7 @@ export const dashboardRoutes = newRouter().openapi(getDashboard, async (c) => {
         },
         staff: { ...staff, total: staff.owner + staff.manager + staff.cashier },
         stock,
+        customers,
       },
     },
     200,

@@ -19,6 +19,7 @@ interface ShopRow {
   default_vat_rate: number;
   loyalty_earn_rate: number;
   loyalty_redeem_rate_xaf: number;
+  timezone: string;
   trial_ends_at: Date;
   subscription_ends_at: Date | null;
   created_at: Date;
@@ -48,6 +49,7 @@ function toRecord(row: ShopRow): ShopRecord {
     default_vat_rate: row.default_vat_rate,
     loyalty_earn_rate: row.loyalty_earn_rate,
     loyalty_redeem_rate_xaf: row.loyalty_redeem_rate_xaf,
+    timezone: row.timezone,
     subscription_status: subscriptionStatus(row),
     trial_ends_at: row.trial_ends_at.toISOString(),
     subscription_ends_at: row.subscription_ends_at?.toISOString() ?? null,
@@ -58,7 +60,7 @@ function toRecord(row: ShopRow): ShopRecord {
 
 const COLUMNS = [
   'id', 'name', 'business_type', 'phone', 'email', 'address', 'city', 'tax_id', 'locale', 'receipt_header', 'receipt_footer',
-  'allow_negative_stock', 'default_vat_rate', 'loyalty_earn_rate', 'loyalty_redeem_rate_xaf', 'trial_ends_at',
+  'allow_negative_stock', 'default_vat_rate', 'loyalty_earn_rate', 'loyalty_redeem_rate_xaf', 'timezone', 'trial_ends_at',
   'subscription_ends_at', 'created_at', 'updated_at',
 ] as const;
 

@@ -20,6 +20,7 @@ export const ShopRecord = z
     default_vat_rate: z.number().openapi({ description: 'VAT rate in percent given to new products (19.25 in Cameroon).' }),
     loyalty_earn_rate: z.number().openapi({ description: 'Points earned per XAF paid (0.01 = one point per 100 XAF).' }),
     loyalty_redeem_rate_xaf: z.number().int().openapi({ description: 'Value in XAF of one redeemed point.' }),
+    timezone: z.string().openapi({ description: 'IANA time zone of the shop: promotion hours and report days follow it.', example: 'Africa/Douala' }),
     subscription_status: SubscriptionStatus,
     trial_ends_at: Timestamp,
     subscription_ends_at: Timestamp.nullable(),
@@ -46,6 +47,7 @@ export const UpdateShopBody = z
     default_vat_rate: VatRate,
     loyalty_earn_rate: z.number().min(0).max(1000).refine(hasDecimals(4), 'Must have at most 4 decimals.'),
     loyalty_redeem_rate_xaf: z.number().int().min(0).max(1_000_000),
+    timezone: z.string().min(1).max(64).openapi({ description: 'An IANA time zone (422 otherwise).' }),
   })
   .partial()
   .openapi('UpdateShop');

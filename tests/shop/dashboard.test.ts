@@ -1,4 +1,5 @@
 import t from 'tap';
+import { inTenant } from '../../api/middleware/tenancy.ts';
 import { addStaff, createProduct, expireSubscription, registerShop } from '../support/fixtures.ts';
 import { startService } from '../support/service.ts';
 import { expectError, FORBIDDEN, UNAUTHENTICATED } from '../support/replies.ts';
@@ -21,7 +22,7 @@ t.test('the owner and a manager see the dashboard; a cashier may not (403)', asy
     const reply = await dashboard(token);
     t.equal(reply.status, 200, who);
     t.strictSame(Object.keys(reply.body), ['data'], `${who}: {data}`);
-    t.strictSame(Object.keys(reply.body.data).sort(), ['generated_at', 'shop', 'staff', 'stock'], `${who}: sections`);
+    t.strictSame(Object.keys(reply.body.data).sort(), ['customers', 'generated_at', 'shop', 'staff', 'stock'], `${who}: sections`);
     t.strictSame(Object.keys(reply.body.data.shop).sort(), ['days_left', 'name', 'subscription_ends_at', 'subscription_status', 'trial_ends_at'], `${who}: shop keys`);
     t.strictSame(Object.keys(reply.body.data.staff).sort(), ['cashier', 'manager', 'owner', 'total'], `${who}: staff keys`);
   }
@@ -90,4 +91,15 @@ t.test('the stock section counts products, low stock and the stock value at last
   await createProduct(api, owner.token, { tracked: false, cost_xaf: 999 });
   const reply = await api.request('GET', '/dashboard', { token: owner.token });
   t.strictSame(reply.body.data.stock, { products: 3, low_stock: 1, stock_value_xaf: 833 + 1000 }, '2.5 x 333 = 832.5 rounds to 833');
+});
+
+t.test('the customers section counts customers, who owes, what is owed and the points held', async (t) => {
+  const owner = await registerShop(api);
+  t.strictSame((await api.request('GET', '/dashboard', { token: owner.token })).body.data.customers, { customers: 0, owing: 0, receivables_xaf: 0, points_outstanding: 0 });
+  const awa = (await api.request('POST', '/customers', { token: owner.token, body: { name: 'Awa', credit_ceiling_xaf: 10000 } })).body.data;
+  await api.request('POST', '/customers', { token: owner.token, body: { name: 'Bala' } });
+  await inTenant(api.appSql, { shopId: owner.shop.id, userId: owner.user.id }, (tx) => tx`select customer_charge(${awa.id}, 'sale', gen_random_uuid(), 4000)`);
+  await api.request('POST', `/customers/${awa.id}/points`, { token: owner.token, body: { delta: 120, reason: 'Bienvenue' } });
+  const reply = await api.request('GET', '/dashboard', { token: owner.token });
+  t.strictSame(reply.body.data.customers, { customers: 2, owing: 1, receivables_xaf: 4000, points_outstanding: 120 });
 });

@@ -9,7 +9,7 @@ const api = await startService(t);
 const SHOP_KEYS = [
   'address', 'allow_negative_stock', 'business_type', 'city', 'created_at', 'default_vat_rate', 'email', 'id', 'locale',
   'loyalty_earn_rate', 'loyalty_redeem_rate_xaf', 'name', 'phone', 'receipt_footer', 'receipt_header', 'subscription_ends_at',
-  'subscription_status', 'tax_id', 'trial_ends_at', 'updated_at',
+  'subscription_status', 'tax_id', 'timezone', 'trial_ends_at', 'updated_at',
 ];
 
 const putShop = (token: string, body: unknown) => api.request('PUT', '/shop', { token, body });
@@ -243,4 +243,15 @@ t.test('one shop\'s change never changes another shop', async (t) => {
   t.strictSame(await storedShop(theirs.shop.id), before, 'the other shop\'s row is untouched');
   const seen = await getShop(theirs.token);
   t.equal(seen.body.data.name, 'Pharmacie du Lac', 'and reads as before');
+});
+
+t.test('timezone is an IANA time zone, Africa/Douala by default', async (t) => {
+  const owner = await registerShop(api);
+  t.equal((await getShop(owner.token)).body.data.timezone, 'Africa/Douala');
+  const abidjan = await putShop(owner.token, { timezone: 'Africa/Abidjan' });
+  t.equal(abidjan.status, 200);
+  t.equal(abidjan.body.data.timezone, 'Africa/Abidjan');
+  expectInvalid(t, await putShop(owner.token, { timezone: 'Mars/Olympus' }), 'timezone', 'an unknown zone');
+  expectInvalid(t, await putShop(owner.token, { timezone: '' }), 'timezone', 'empty');
+  t.equal((await getShop(owner.token)).body.data.timezone, 'Africa/Abidjan', 'unchanged by the refused ones');
 });

@@ -1,0 +1,115 @@
+import type { Tx } from '../db.ts';
+import { errors, onUniqueViolation } from '../errors.ts';
+import type { CreateCustomerBody, CustomerRecord, UpdateCustomerBody } from './schemas.ts';
+
+interface CustomerRow {
+  id: string;
+  name: string;
+  phone: string | null;
+  email: string | null;
+  note: string | null;
+  credit_ceiling_xaf: number;
+  balance_xaf: number;
+  points: number;
+  tier_key: string | null;
+  tier_name: string | null;
+  tier_multiplier: number | null;
+  card_no: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export function toCustomerRecord(row: CustomerRow): CustomerRecord {
+  return {
+    id: row.id,
+    name: row.name,
+    phone: row.phone,
+    email: row.email,
+    note: row.note,
+    credit_ceiling_xaf: row.credit_ceiling_xaf,
+    balance_xaf: row.balance_xaf,
+    points: row.points,
+    tier: row.tier_key ? { key: row.tier_key, name: row.tier_name!, multiplier: row.tier_multiplier! } : null,
+    card_no: row.card_no,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+  };
+}
+
+const customerColumns = (tx: Tx) => tx`
+  c.id, c.name, c.phone, c.email, c.note, c.credit_ceiling_xaf, c.balance_xaf, c.points, c.card_no, c.created_at, c.updated_at,
+  t.key as tier_key, t.name as tier_name, t.multiplier as tier_multiplier`;
+
+const withTier = (tx: Tx) => tx`left join lateral customer_tier(c.id) t on t.id is not null`;
+
+const cardTaken = () => errors.conflict('card_taken', 'This card number is already held by another customer.');
+
+export async function findCustomer(tx: Tx, id: string): Promise<CustomerRecord | null> {
+  const [row] = await tx<CustomerRow[]>`select ${customerColumns(tx)} from customers c ${withTier(tx)} where c.id = ${id} and c.deleted_at is null`;
+  return row ? toCustomerRecord(row) : null;
+}
+
+export async function findCustomerByCard(tx: Tx, cardNo: string): Promise<CustomerRecord | null> {
+  const [row] = await tx<CustomerRow[]>`
+    select ${customerColumns(tx)} from customers c ${withTier(tx)}
+     where c.shop_id = app_shop_id() and c.card_no = ${cardNo} and c.deleted_at is null`;
+  return row ? toCustomerRecord(row) : null;
+}
+
+/** Whether a live customer of the shop has this id (references in bodies must). Share-locked until commit. */
+export async function customerExists(tx: Tx, id: string): Promise<boolean> {
+  const [row] = await tx`select 1 from customers where id = ${id} and deleted_at is null for share`;
+  return row !== undefined;
+}
+
+/** Locks a live customer; null when there is none. */
+export async function lockCustomer(tx: Tx, id: string): Promise<CustomerRecord | null> {
+  const [row] = await tx`select 1 from customers where id = ${id} and deleted_at is null for update`;
+  return row ? findCustomer(tx, id) : null;
+}
+
+export async function listCustomers(
+  tx: Tx,
+  filters: { q?: string; owing?: boolean },
+  limit: number,
+  after: readonly [string, string] | null,
+): Promise<CustomerRow[]> {
+  return tx<CustomerRow[]>`
+    select ${customerColumns(tx)} from customers c ${withTier(tx)}
+     where c.shop_id = app_shop_id() and c.deleted_at is null
+       ${filters.q ? tx`and c.id in (select id from customers_matching(${filters.q}))` : tx``}
+       ${filters.owing === true ? tx`and c.balance_xaf > 0` : filters.owing === false ? tx`and c.balance_xaf = 0` : tx``}
+       ${after ? tx`and (c.name, c.id) > (${after[0]}, ${after[1]}::uuid)` : tx``}
+     order by c.name, c.id
+     limit ${limit + 1}`;
+}
+
+export async function createCustomer(tx: Tx, customer: CreateCustomerBody): Promise<CustomerRecord> {
+  try {
+    const [row] = await tx<{ id: string }[]>`
+      insert into customers (name, phone, email, note, credit_ceiling_xaf, card_no)
+      values (${customer.name}, ${customer.phone ?? null}, ${customer.email ?? null}, ${customer.note ?? null},
+              ${customer.credit_ceiling_xaf ?? 0}, ${customer.card_no ?? null})
+      returning id`;
+    return (await findCustomer(tx, row!.id))!;
+  } catch (error) {
+    onUniqueViolation(error, 'customers_card_key', cardTaken);
+  }
+}
+
+export async function updateCustomer(tx: Tx, id: string, changes: UpdateCustomerBody): Promise<CustomerRecord | null> {
+  const keys = Object.keys(changes) as (keyof UpdateCustomerBody)[];
+  if (keys.length > 0) {
+    try {
+      await tx`update customers set ${tx(changes, keys)} where id = ${id} and deleted_at is null`;
+    } catch (error) {
+      onUniqueViolation(error, 'customers_card_key', cardTaken);
+    }
+  }
+  return findCustomer(tx, id);
+}
+
+/** A soft delete: the customer's sales, debts and points keep naming them. */
+export async function deleteCustomer(tx: Tx, id: string): Promise<void> {
+  await tx`update customers set deleted_at = now() where id = ${id} and deleted_at is null`;
+}

@@ -1,0 +1,51 @@
+import { z } from '@hono/zod-openapi';
+import { ListQuery, Money, optionalText, Timestamp, Uuid } from '../schemas.ts';
+
+export const CardNo = z.string().trim().min(1).max(60);
+
+export const TierRef = z
+  .object({ key: z.string(), name: z.string(), multiplier: z.number() })
+  .openapi('TierRef', { description: 'The tier the customer holds, from the points earned over the last 12 months.' });
+
+export const CustomerRecord = z
+  .object({
+    id: Uuid,
+    name: z.string(),
+    phone: z.string().nullable(),
+    email: z.string().nullable(),
+    note: z.string().nullable(),
+    credit_ceiling_xaf: z.number().int().openapi({ description: 'How much the customer may owe; 0: no credit.' }),
+    balance_xaf: z.number().int().openapi({ description: 'Read-only: what the customer owes now.' }),
+    points: z.number().int().openapi({ description: 'Read-only: the sum of the points ledger.' }),
+    tier: TierRef.nullable(),
+    card_no: z.string().nullable(),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  })
+  .openapi('Customer');
+export type CustomerRecord = z.infer<typeof CustomerRecord>;
+
+const CustomerFields = z.object({
+  name: z.string().trim().min(1).max(160),
+  phone: optionalText(40),
+  email: z.email().max(160).nullable().optional(),
+  note: optionalText(255),
+  credit_ceiling_xaf: Money.optional().openapi({ description: 'Default 0 (no credit). Setting it needs a manager or the owner.' }),
+  card_no: CardNo.nullable().optional().openapi({ description: 'Loyalty card number, unique in the shop (409 `card_taken`).' }),
+});
+
+export const CreateCustomerBody = CustomerFields.openapi('CreateCustomer');
+export type CreateCustomerBody = z.infer<typeof CreateCustomerBody>;
+export const UpdateCustomerBody = CustomerFields.partial().openapi('UpdateCustomer');
+export type UpdateCustomerBody = z.infer<typeof UpdateCustomerBody>;
+
+export const CustomerListQuery = ListQuery.extend({
+  q: z.string().trim().max(160).optional().transform((q) => q || undefined).openapi({
+    param: { name: 'q', in: 'query' },
+    description: 'Accent-insensitive name, phone prefix, or exact card number. Empty: no filter.',
+  }),
+  owing: z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1').optional().openapi({
+    param: { name: 'owing', in: 'query' },
+    description: 'Only customers who owe (true) or owe nothing (false).',
+  }),
+});

@@ -1,0 +1,114 @@
+import { z } from '@hono/zod-openapi';
+import { CardNo, CustomerRecord, TierRef } from '../customers/schemas.ts';
+import { hasDecimals, ListQuery, Timestamp, Uuid } from '../schemas.ts';
+
+export const RegisterCardBody = z
+  .object({
+    card_no: CardNo,
+    customer_id: Uuid.nullable().optional().openapi({ description: 'An existing customer of the shop; or give `name` instead.' }),
+    name: z.string().trim().min(1).max(160).nullable().optional().openapi({ description: 'Creates the customer on the spot; or give `customer_id` instead.' }),
+  })
+  .openapi('RegisterLoyaltyCard');
+
+export const CardPrint = z
+  .object({
+    shop_name: z.string(),
+    customer_id: Uuid,
+    customer_name: z.string(),
+    card_no: z.string(),
+    points: z.number().int(),
+    tier: TierRef.nullable(),
+    barcode: z.object({
+      format: z.literal('code128'),
+      svg: z.string().nullable().openapi({ description: 'Self-contained SVG; null when the card number has characters outside printable ASCII.' }),
+    }),
+  })
+  .openapi('LoyaltyCardPrint');
+
+export const PointsKind = z.enum(['earn', 'redeem', 'adjust', 'reverse']);
+
+export const PointsEntry = z
+  .object({
+    id: Uuid,
+    customer_id: Uuid,
+    kind: PointsKind,
+    points: z.number().int().openapi({ description: 'Signed.' }),
+    source_type: z.string().nullable(),
+    source_id: Uuid.nullable(),
+    reason: z.string().nullable(),
+    user_id: Uuid.nullable(),
+    created_at: Timestamp,
+  })
+  .openapi('PointsEntry');
+
+export const CorrectPointsBody = z
+  .object({
+    delta: z.number().int().min(-1_000_000_000).max(1_000_000_000).refine((delta) => delta !== 0, 'Must not be 0.'),
+    reason: z.string().trim().min(1).max(160),
+  })
+  .openapi('CorrectPoints');
+
+export const PointsCorrection = z.object({ customer: CustomerRecord, entry: PointsEntry });
+
+export const TierRecord = z
+  .object({
+    id: Uuid,
+    key: z.string(),
+    name: z.string(),
+    min_points: z.number().int(),
+    multiplier: z.number(),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  })
+  .openapi('LoyaltyTier');
+export type TierRecord = z.infer<typeof TierRecord>;
+
+const TierInput = z.object({
+  key: z.string().trim().min(1).max(40),
+  name: z.string().trim().min(1).max(60),
+  min_points: z.number().int().min(0).max(1_000_000_000),
+  multiplier: z.number().min(0).max(10).refine(hasDecimals(2), 'Must have at most 2 decimals.'),
+});
+
+export const ReplaceTiersBody = z
+  .object({ tiers: z.array(TierInput).min(1).max(8) })
+  .superRefine((body, ctx) => {
+    const keys = new Set<string>();
+    const thresholds = new Set<number>();
+    body.tiers.forEach((tier, index) => {
+      if (keys.has(tier.key)) ctx.addIssue({ code: 'custom', path: ['tiers', index, 'key'], message: 'Keys must be unique.' });
+      if (thresholds.has(tier.min_points)) ctx.addIssue({ code: 'custom', path: ['tiers', index, 'min_points'], message: 'Thresholds must be unique.' });
+      keys.add(tier.key);
+      thresholds.add(tier.min_points);
+    });
+    if (body.tiers.length > 0 && !thresholds.has(0)) {
+      ctx.addIssue({ code: 'custom', path: ['tiers'], message: 'The lowest tier must start at 0 points.' });
+    }
+  })
+  .openapi('ReplaceTiers');
+
+export const ReportQuery = z
+  .object({
+    from: z.iso.date().optional().openapi({ param: { name: 'from', in: 'query' }, description: 'First day (shop time); default 30 days ago.' }),
+    to: z.iso.date().optional().openapi({ param: { name: 'to', in: 'query' }, description: 'Last day, on or after from; default today.' }),
+  })
+  .refine((query) => !query.from || !query.to || Number.isNaN(Date.parse(query.from)) || query.to >= query.from, {
+    path: ['to'],
+    message: 'Must be on or after from.',
+  });
+
+export const LoyaltyReport = z
+  .object({
+    from: z.string(),
+    to: z.string(),
+    issued: z.number().int().openapi({ description: 'Points earned in the period.' }),
+    redeemed: z.number().int().openapi({ description: 'Points redeemed in the period (positive).' }),
+    adjusted: z.number().int().openapi({ description: 'Net manager corrections in the period.' }),
+    reversed: z.number().int().openapi({ description: 'Net reversals (voids, refunds) in the period.' }),
+    outstanding: z.number().int().openapi({ description: 'Unredeemed points held now.' }),
+    top_holders: z.array(z.object({ customer_id: Uuid, name: z.string(), points: z.number().int() })),
+    tiers: z.array(z.object({ key: z.string(), name: z.string(), min_points: z.number().int(), customers: z.number().int(), points: z.number().int() })),
+  })
+  .openapi('LoyaltyReport');
+
+export const PointsHistoryQuery = ListQuery;
