@@ -1,23 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { inTenant } from '../../api/middleware/tenancy.ts';
-import { addStaff, registerShop, type ShopFixture, type StaffFixture } from '../support/fixtures.ts';
+import { type ShopFixture } from '../support/fixtures.ts';
+export { staffedShop, type StaffedShop } from '../support/fixtures.ts';
 import type { Reply, Service } from '../support/service.ts';
 
 /** Set-up shared by the customer and credit tests (tests/customers only; candidates for tests/support/fixtures.ts). */
-
-export interface StaffedShop {
-  owner: ShopFixture;
-  manager: StaffFixture;
-  cashier: StaffFixture;
-}
-
-/** A shop with its owner, one manager and one cashier, all logged in. */
-export async function staffedShop(api: Service): Promise<StaffedShop> {
-  const owner = await registerShop(api);
-  const manager = await addStaff(api, owner, 'manager');
-  const cashier = await addStaff(api, owner, 'cashier');
-  return { owner, manager, cashier };
-}
 
 export function postCustomer(api: Service, token: string, body: Record<string, unknown>): Promise<Reply> {
   return api.request('POST', '/customers', { token, body });

@@ -2,24 +2,11 @@ import { randomUUID } from 'node:crypto';
 import type { Test } from 'tap';
 import type { Tx } from '../../api/db.ts';
 import { inTenant } from '../../api/middleware/tenancy.ts';
-import { addStaff, registerShop, type ShopFixture, type StaffFixture } from '../support/fixtures.ts';
+import { type ShopFixture } from '../support/fixtures.ts';
+export { staffedShop, type StaffedShop } from '../support/fixtures.ts';
 import type { Service } from '../support/service.ts';
 
 /** Set-up shared by the loyalty tests (tests/loyalty only). */
-
-export interface StaffedShop {
-  owner: ShopFixture;
-  manager: StaffFixture;
-  cashier: StaffFixture;
-}
-
-/** A shop with its owner, one manager and one cashier, all logged in. */
-export async function staffedShop(api: Service): Promise<StaffedShop> {
-  const owner = await registerShop(api);
-  const manager = await addStaff(api, owner, 'manager');
-  const cashier = await addStaff(api, owner, 'cashier');
-  return { owner, manager, cashier };
-}
 
 /** A customer created through the API; fails the set-up loudly when refused. */
 export async function createCustomer(api: Service, token: string, fields: Record<string, unknown> = {}): Promise<any> {

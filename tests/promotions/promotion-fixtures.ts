@@ -1,20 +1,8 @@
-import { addStaff, createCategory, createProduct, postVariant, registerShop, type ShopFixture, type StaffFixture } from '../support/fixtures.ts';
+import { createCategory, createProduct, postVariant, type ShopFixture } from '../support/fixtures.ts';
+export { staffedShop, type StaffedShop } from '../support/fixtures.ts';
 import type { Reply, Service } from '../support/service.ts';
 
 /** Set-up shared by the promotion tests (tests/promotions only). */
-
-export interface StaffedShop {
-  owner: ShopFixture;
-  manager: StaffFixture;
-  cashier: StaffFixture;
-}
-
-export async function staffedShop(api: Service): Promise<StaffedShop> {
-  const owner = await registerShop(api);
-  const manager = await addStaff(api, owner, 'manager');
-  const cashier = await addStaff(api, owner, 'cashier');
-  return { owner, manager, cashier };
-}
 
 export const postPromotion = (api: Service, token: string, body: Record<string, unknown>) => api.request('POST', '/promotions', { token, body });
 export const putPromotion = (api: Service, token: string, id: string, body: Record<string, unknown>) =>

@@ -1,22 +1,9 @@
 import type { Test } from 'tap';
-import { addStaff, createProduct, ledgerInvariants, postVariant, registerShop, type ShopFixture, type StaffFixture } from '../support/fixtures.ts';
+import { createProduct, ledgerInvariants, postVariant } from '../support/fixtures.ts';
+export { staffedShop, type StaffedShop } from '../support/fixtures.ts';
 import type { Reply, Service } from '../support/service.ts';
 
 /** Set-up shared by the stock tests (tests/stock only; candidates for tests/support/fixtures.ts). */
-
-export interface StaffedShop {
-  owner: ShopFixture;
-  manager: StaffFixture;
-  cashier: StaffFixture;
-}
-
-/** A shop with its owner, one manager and one cashier, all logged in. */
-export async function staffedShop(api: Service): Promise<StaffedShop> {
-  const owner = await registerShop(api);
-  const manager = await addStaff(api, owner, 'manager');
-  const cashier = await addStaff(api, owner, 'cashier');
-  return { owner, manager, cashier };
-}
 
 /** A tracked product with one variant per value of a single "Taille" axis, each variant stocked as given. */
 export async function productWithVariants(

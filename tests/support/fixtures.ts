@@ -133,3 +133,17 @@ export async function postVariant(api: Service, token: string, productId: string
   }
   return api.request('POST', `/products/${productId}/variants`, { token, body });
 }
+
+export interface StaffedShop {
+  owner: ShopFixture;
+  manager: StaffFixture;
+  cashier: StaffFixture;
+}
+
+/** A shop with its owner, one manager and one cashier, all logged in. */
+export async function staffedShop(api: Service): Promise<StaffedShop> {
+  const owner = await registerShop(api);
+  const manager = await addStaff(api, owner, 'manager');
+  const cashier = await addStaff(api, owner, 'cashier');
+  return { owner, manager, cashier };
+}
