@@ -16,6 +16,7 @@ import { healthRoutes } from './health/routes.ts';
 import { loyaltyRoutes } from './loyalty/routes.ts';
 import { productRoutes } from './products/routes.ts';
 import { promotionRoutes } from './promotions/routes.ts';
+import { saleRoutes } from './sales/routes.ts';
 import { newRouter } from './router.ts';
 import { shopRoutes } from './shop/routes.ts';
 import { stockRoutes } from './stock/routes.ts';
@@ -100,7 +101,8 @@ export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
     .route('/', customerRoutes)
     .route('/', creditRoutes)
     .route('/', loyaltyRoutes)
-    .route('/', promotionRoutes);
+    .route('/', promotionRoutes)
+    .route('/', saleRoutes);
 
   app.route('/', healthRoutes);
   app.route('/', docsRoutes);

@@ -2,6 +2,7 @@ import type { MiddlewareHandler } from 'hono';
 import { verifyAccessToken } from '../auth/tokens.ts';
 import type { AppEnv, Caller, Role, UserKind } from '../env.ts';
 import { errors } from '../errors.ts';
+import { withIdempotencyKey } from './idempotency.ts';
 import { inTenant } from './tenancy.ts';
 
 /** Thrown inside the request transaction to roll it back after the error handler has answered. */
@@ -47,7 +48,7 @@ export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
       };
       c.set('caller', caller);
       c.set('tx', tx);
-      await next();
+      await withIdempotencyKey(c, tx, next);
       if (c.error) throw ROLLBACK;
     });
   } catch (error) {

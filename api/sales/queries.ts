@@ -1,0 +1,87 @@
+import { createHash } from 'node:crypto';
+import type { Tx } from '../db.ts';
+import type { CreateSaleBody, ReceiptInput, SaleRecord } from './schemas.ts';
+
+/** A stable fingerprint of a request body: keys sorted, so the same sale sent twice hashes the same. */
+export function requestHash(body: unknown): string {
+  const canonical = (value: unknown): unknown =>
+    Array.isArray(value)
+      ? value.map(canonical)
+      : value && typeof value === 'object'
+        ? Object.fromEntries(Object.keys(value).sort().map((key) => [key, canonical((value as Record<string, unknown>)[key])]))
+        : value;
+  return createHash('sha256').update(JSON.stringify(canonical(body))).digest('hex');
+}
+
+/**
+ * Records a sale through the one procedure (sale_record). `replayed` when the same id came back with
+ * the same body; a different body under the same id is a 409 raised by the procedure.
+ */
+export async function recordSale(
+  tx: Tx,
+  sale: CreateSaleBody & { id: string; created_at?: string },
+  offline = false,
+): Promise<{ id: string; replayed: boolean }> {
+  const { created_at, ...body } = sale;
+  const payload = { ...body, created_at: created_at ?? null, request_hash: requestHash(body) };
+  const [row] = await tx<{ result: { id: string; replayed: boolean } }[]>`select sale_record(${tx.json(payload)}, ${offline}) as result`;
+  return row!.result;
+}
+
+export async function findSale(tx: Tx, id: string): Promise<SaleRecord | null> {
+  const [row] = await tx<{ sale: SaleRecord | null }[]>`select sale_json(id) as sale from sales where id = ${id}`;
+  return row?.sale ?? null;
+}
+
+export interface SaleFilters {
+  from?: string;
+  to?: string;
+  customer_id?: string;
+  status?: SaleRecord['status'];
+  shift_id?: string;
+  cashier?: string;
+}
+
+/** Sales newest first; days are the shop's calendar days. */
+export async function listSales(tx: Tx, filters: SaleFilters, limit: number, before: readonly [string, string] | null) {
+  return tx<{ sale: SaleRecord; cursor_at: string; id: string }[]>`
+    select s.id, sale_json(s.id) as sale, to_char(s.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as cursor_at
+      from sales s join shops sh on sh.id = s.shop_id
+     where s.shop_id = app_shop_id()
+       ${filters.from ? tx`and (s.created_at at time zone sh.timezone)::date >= ${filters.from}::date` : tx``}
+       ${filters.to ? tx`and (s.created_at at time zone sh.timezone)::date <= ${filters.to}::date` : tx``}
+       ${filters.customer_id ? tx`and s.customer_id = ${filters.customer_id}` : tx``}
+       ${filters.status ? tx`and s.status = ${filters.status}` : tx``}
+       ${filters.shift_id ? tx`and s.shift_id = ${filters.shift_id}` : tx``}
+       ${filters.cashier ? tx`and s.cashier_id = ${filters.cashier}` : tx``}
+       ${before ? tx`and (s.created_at, s.id) < (${before[0]}::text::timestamptz, ${before[1]}::uuid)` : tx``}
+     order by s.created_at desc, s.id desc
+     limit ${limit + 1}`;
+}
+
+export async function voidSale(tx: Tx, id: string, reason: string): Promise<void> {
+  await tx`select sale_void(${id}, ${reason})`;
+}
+
+export async function refundSale(tx: Tx, id: string, refund: { method: string; reason: string | null; items: { sale_item_id: string; quantity: number }[] }): Promise<string> {
+  const [row] = await tx<{ id: string }[]>`select sale_refund(${id}, ${refund.method}, ${refund.reason}, ${tx.json(refund.items)}) as id`;
+  return row!.id;
+}
+
+/** Points the sale would have earned, credited to a card shown after paying (loyalty_attribute: once per sale). */
+export async function attributeLoyalty(tx: Tx, sale: SaleRecord, customerId: string): Promise<number> {
+  const [row] = await tx<{ points: number }[]>`select loyalty_attribute(${customerId}, ${sale.id}, ${sale.total_xaf - sale.credit_xaf}) as points`;
+  return row!.points;
+}
+
+/** What a receipt or an invoice of the sale shows; null when the sale is not the caller's shop's. */
+export async function loadReceiptInput(tx: Tx, saleId: string): Promise<ReceiptInput | null> {
+  const sale = await findSale(tx, saleId);
+  if (!sale) return null;
+  const [shop] = await tx<ReceiptInput['shop'][]>`
+    select name, phone, email, address, city, tax_id, receipt_header, receipt_footer, locale, timezone from shops where id = app_shop_id()`;
+  const [customer] = sale.customer_id
+    ? await tx<NonNullable<ReceiptInput['customer']>[]>`select id, name, phone, email from customers where id = ${sale.customer_id}`
+    : [];
+  return { sale, shop: shop!, customer: customer ?? null };
+}

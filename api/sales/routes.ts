@@ -1,0 +1,148 @@
+import { randomUUID } from 'node:crypto';
+import { createRoute, z } from '@hono/zod-openapi';
+import type { MiddlewareHandler } from 'hono';
+import { findCustomer, findCustomerByCard } from '../customers/queries.ts';
+import { CustomerRecord } from '../customers/schemas.ts';
+import type { AppEnv } from '../env.ts';
+import { errors, invalidField } from '../errors.ts';
+import { CursorAt, decodeCursor, page } from '../lib/pagination.ts';
+import { authenticate, requireActiveSubscription, requireRole } from '../middleware/auth.ts';
+import { newRouter } from '../router.ts';
+import { bearer, jsonBody, jsonResponse, many, one, pickErrors, Uuid } from '../schemas.ts';
+import { attributeLoyalty, findSale, listSales, recordSale, refundSale, voidSale } from './queries.ts';
+import { AttributeLoyaltyBody, CreateSaleBody, RefundBody, SaleListQuery, SaleRecord, VoidBody } from './schemas.ts';
+
+const SaleParam = z.object({ sale_id: Uuid.openapi({ param: { name: 'sale_id', in: 'path' } }) });
+const cashiers: MiddlewareHandler<AppEnv>[] = [authenticate, requireRole('cashier')];
+const managers: MiddlewareHandler<AppEnv>[] = [authenticate, requireRole('manager'), requireActiveSubscription];
+const tags = ['Sales'];
+
+const create = createRoute({
+  method: 'post',
+  path: '/sales',
+  tags,
+  summary: 'Record a sale (any shop user)',
+  description: [
+    'One stored procedure, one transaction: catalogue prices and VAT rates when a line omits them, line discounts, the best single promotion per line, redeemed points (their value comes off the lines pro rata), totals and VAT (line total = round(quantity x unit price) - discounts; VAT = round(total x rate / (100 + rate)), half away from zero),',
+    'payments (change only from cash: 422 `change_without_cash`), a shortfall on the named customer\'s account within the ceiling (422 `payment_insufficient` without a customer, `credit_limit_exceeded` beyond the ceiling),',
+    'stock (422 `insufficient_stock` on `items.N.quantity` beyond on-hand unless the shop allows negative stock; concurrent sales of the last unit never both succeed), points earned on what was paid, the next gap-free receipt number, the journal, the cashier\'s open shift, and an e-mailed receipt job when the customer has an e-mail.',
+    'Idempotent: a client `id` sent again with the same body answers the stored sale with 200; with another body 409 `idempotency_conflict`. So does an `Idempotency-Key` header (24 hours).',
+  ].join(' '),
+  security: bearer,
+  middleware: [...cashiers, requireActiveSubscription],
+  request: { body: jsonBody(CreateSaleBody) },
+  responses: {
+    201: jsonResponse('The sale.', one(SaleRecord)),
+    200: jsonResponse('The sale already recorded under this id (a retry).', one(SaleRecord)),
+    ...pickErrors(400, 401, 402, 403, 409, 413, 422),
+  },
+});
+
+const list = createRoute({
+  method: 'get',
+  path: '/sales',
+  tags,
+  summary: 'List sales, newest first (any shop user)',
+  security: bearer,
+  middleware: cashiers,
+  request: { query: SaleListQuery },
+  responses: { 200: jsonResponse('Sales with items, payments, refunds and VAT breakdown.', many(SaleRecord)), ...pickErrors(401, 403, 422) },
+});
+
+const read = createRoute({
+  method: 'get',
+  path: '/sales/{sale_id}',
+  tags,
+  summary: 'Read a sale (any shop user)',
+  security: bearer,
+  middleware: cashiers,
+  request: { params: SaleParam },
+  responses: { 200: jsonResponse('The sale.', one(SaleRecord)), ...pickErrors(401, 403, 404, 422) },
+});
+
+const voidRoute = createRoute({
+  method: 'post',
+  path: '/sales/{sale_id}/void',
+  tags,
+  summary: 'Void a completed sale with no refund (manager or owner)',
+  description:
+    'Stock comes back (`void` movements); payments, credit, points and journal are reversed by new records; the sale keeps its number and shows as voided. ' +
+    'A second void is a 409 `sale_already_voided`; a sale with refunds a 409 `sale_refunded`; a credit sale partly paid already a 409 `sale_credit_settled` (refund it instead).',
+  security: bearer,
+  middleware: managers,
+  request: { params: SaleParam, body: jsonBody(VoidBody) },
+  responses: { 200: jsonResponse('The voided sale.', one(SaleRecord)), ...pickErrors(400, 401, 402, 403, 404, 409, 413, 422) },
+});
+
+const refund = createRoute({
+  method: 'post',
+  path: '/sales/{sale_id}/refund',
+  tags,
+  summary: 'Refund selected items of a sale (manager or owner)',
+  description:
+    'Never more than sold less already refunded (422 `refund_exceeds_sold` on `items.N.quantity`). Each line\'s share pro rata (its last unit takes the exact remainder), stock back for tracked goods, ' +
+    'VAT and journal reversed pro rata, points reversed pro rata, the money paid back by `method` (credit: off what the sale still owes on the customer\'s account). A voided sale is a 409 `sale_voided`, a fully refunded one 409 `sale_refunded`.',
+  security: bearer,
+  middleware: managers,
+  request: { params: SaleParam, body: jsonBody(RefundBody) },
+  responses: { 201: jsonResponse('The sale with its refunds.', one(SaleRecord)), ...pickErrors(400, 401, 402, 403, 404, 409, 413, 422) },
+});
+
+const attribute = createRoute({
+  method: 'post',
+  path: '/sales/{sale_id}/attribute-loyalty',
+  tags,
+  summary: 'Credit the points of a paid sale to a loyalty card shown afterwards (any shop user)',
+  description: 'Once per sale (409 `loyalty_already_attributed`); the sale itself is not rewritten. A sale made for another customer is a 409 `sale_has_customer`; an unknown card a 422 on `card_no`.',
+  security: bearer,
+  middleware: [...cashiers, requireActiveSubscription],
+  request: { params: SaleParam, body: jsonBody(AttributeLoyaltyBody) },
+  responses: {
+    200: jsonResponse('The customer and the points credited.', one(z.object({ customer: CustomerRecord, points_earned: z.number().int() }))),
+    ...pickErrors(400, 401, 402, 403, 404, 409, 413, 422),
+  },
+});
+
+async function saleOr404(tx: AppEnv['Variables']['tx'], id: string): Promise<SaleRecord> {
+  const sale = await findSale(tx, id);
+  if (!sale) throw errors.notFound();
+  return sale;
+}
+
+export const saleRoutes = newRouter()
+  .openapi(create, async (c) => {
+    const body = c.req.valid('json');
+    const { id, replayed } = await recordSale(c.var.tx, { ...body, id: body.id ?? randomUUID() });
+    return c.json({ data: await saleOr404(c.var.tx, id) }, replayed ? 200 : 201);
+  })
+  .openapi(list, async (c) => {
+    const { limit, cursor, ...filters } = c.req.valid('query');
+    const before = decodeCursor(cursor, z.tuple([CursorAt, z.uuid()]));
+    const { rows, nextCursor } = page(await listSales(c.var.tx, filters, limit, before), limit, (row) => [row.cursor_at, row.id]);
+    return c.json({ data: rows.map((row) => row.sale), meta: { next_cursor: nextCursor } }, 200);
+  })
+  .openapi(read, async (c) => c.json({ data: await saleOr404(c.var.tx, c.req.valid('param').sale_id) }, 200))
+  .openapi(voidRoute, async (c) => {
+    const { sale_id } = c.req.valid('param');
+    await voidSale(c.var.tx, sale_id, c.req.valid('json').reason);
+    return c.json({ data: await saleOr404(c.var.tx, sale_id) }, 200);
+  })
+  .openapi(refund, async (c) => {
+    const { sale_id } = c.req.valid('param');
+    const body = c.req.valid('json');
+    await refundSale(c.var.tx, sale_id, { method: body.method, reason: body.reason ?? null, items: body.items });
+    return c.json({ data: await saleOr404(c.var.tx, sale_id) }, 201);
+  })
+  .openapi(attribute, async (c) => {
+    const { sale_id } = c.req.valid('param');
+    const { tx } = c.var;
+    const sale = await saleOr404(tx, sale_id);
+    const customer = await findCustomerByCard(tx, c.req.valid('json').card_no);
+    if (!customer) throw invalidField('card_no', 'No customer holds this card.');
+    if (sale.customer_id && sale.customer_id !== customer.id) {
+      throw errors.conflict('sale_has_customer', 'This sale was made for another customer.');
+    }
+    if (sale.status === 'voided') throw errors.conflict('sale_already_voided', 'This sale is voided.');
+    const points = await attributeLoyalty(tx, sale, customer.id);
+    return c.json({ data: { customer: (await findCustomer(tx, customer.id))!, points_earned: points } }, 200);
+  });

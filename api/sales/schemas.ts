@@ -1,0 +1,160 @@
+import { z } from '@hono/zod-openapi';
+import { ListQuery, Money, optionalText, Quantity, Timestamp, UnitMoney, Uuid, VatRate } from '../schemas.ts';
+
+export const SaleStatus = z.enum(['completed', 'voided', 'partially_refunded', 'refunded']);
+export const SaleMethod = z.enum(['cash', 'carrier1_momo', 'carrier2_money', 'card', 'bank', 'credit']);
+
+export const SaleItemRecord = z
+  .object({
+    id: Uuid,
+    line_no: z.number().int(),
+    product_id: Uuid.nullable(),
+    variant_id: Uuid.nullable(),
+    name: z.string(),
+    quantity: z.number(),
+    unit_price_xaf: z.number().int(),
+    discount_xaf: z.number().int().openapi({ description: 'The line\'s own discount.' }),
+    promotion_id: Uuid.nullable(),
+    promotion_discount_xaf: z.number().int(),
+    points_discount_xaf: z.number().int().openapi({ description: 'The line\'s share of the redeemed points\' value.' }),
+    vat_rate: z.number(),
+    vat_xaf: z.number().int(),
+    total_xaf: z.number().int().openapi({ description: 'round(quantity x unit price) - discounts; VAT included.' }),
+    refunded_quantity: z.number(),
+  })
+  .openapi('SaleItem');
+
+export const SalePaymentRecord = z
+  .object({
+    id: Uuid,
+    kind: z.enum(['payment', 'change', 'refund', 'void']),
+    method: SaleMethod,
+    amount_xaf: z.number().int().openapi({ description: 'Signed as seen from the drawer: payments positive; change, refunds and void reversals negative.' }),
+    reference: z.string().nullable(),
+    created_at: Timestamp,
+  })
+  .openapi('SalePayment');
+
+export const RefundRecord = z
+  .object({
+    id: Uuid,
+    method: SaleMethod,
+    reason: z.string().nullable(),
+    total_xaf: z.number().int(),
+    vat_xaf: z.number().int(),
+    items: z.array(z.object({ sale_item_id: Uuid, quantity: z.number(), total_xaf: z.number().int(), vat_xaf: z.number().int() })),
+    created_at: Timestamp,
+  })
+  .openapi('Refund');
+
+export const VatLine = z
+  .object({
+    rate: z.number(),
+    base_xaf: z.number().int().openapi({ description: 'Total excluding VAT.' }),
+    vat_xaf: z.number().int(),
+    total_xaf: z.number().int(),
+  })
+  .openapi('VatLine');
+
+export const SaleRecord = z
+  .object({
+    id: Uuid,
+    receipt_no: z.number().int().openapi({ description: 'Gap-free per shop.' }),
+    status: SaleStatus,
+    customer_id: Uuid.nullable(),
+    device_id: Uuid.nullable(),
+    cashier_id: Uuid.nullable(),
+    cashier_name: z.string().nullable(),
+    shift_id: Uuid.nullable(),
+    note: z.string().nullable(),
+    subtotal_xaf: z.number().int().openapi({ description: 'Sum of the lines\' quantity x unit price.' }),
+    discount_xaf: z.number().int().openapi({ description: 'Line discounts, promotions and redeemed points together.' }),
+    vat_xaf: z.number().int(),
+    total_xaf: z.number().int(),
+    paid_xaf: z.number().int().openapi({ description: 'Payments taken (credit excluded).' }),
+    change_xaf: z.number().int(),
+    credit_xaf: z.number().int().openapi({ description: 'Charged to the customer\'s account.' }),
+    points_earned: z.number().int(),
+    points_redeemed: z.number().int(),
+    offline: z.boolean(),
+    items: z.array(SaleItemRecord),
+    payments: z.array(SalePaymentRecord),
+    refunds: z.array(RefundRecord),
+    vat_breakdown: z.array(VatLine),
+    void_reason: z.string().nullable(),
+    voided_at: Timestamp.nullable(),
+    created_at: Timestamp.openapi({ description: 'When the sale happened (an offline sale keeps its own time).' }),
+    recorded_at: Timestamp,
+    updated_at: Timestamp,
+  })
+  .openapi('Sale');
+export type SaleRecord = z.infer<typeof SaleRecord>;
+
+/** Everything a receipt or an invoice shows: the sale, the shop's details and the customer. */
+export interface ReceiptInput {
+  sale: SaleRecord;
+  shop: {
+    name: string;
+    phone: string | null;
+    email: string | null;
+    address: string | null;
+    city: string | null;
+    tax_id: string | null;
+    receipt_header: string | null;
+    receipt_footer: string | null;
+    locale: 'fr' | 'en';
+    timezone: string;
+  };
+  customer: { id: string; name: string; phone: string | null; email: string | null } | null;
+}
+
+
+export const SaleItemInput = z.object({
+  product_id: Uuid.nullable().optional(),
+  variant_id: Uuid.nullable().optional(),
+  name: optionalText(200).openapi({ description: 'Default: the product\'s name (with the variant\'s options). Required without product_id.' }),
+  quantity: Quantity.refine((q) => q > 0, 'Must be more than 0.'),
+  unit_price_xaf: UnitMoney.nullable().optional().openapi({ description: 'Default: the catalogue price. Required without product_id.' }),
+  discount_xaf: Money.nullable().optional().openapi({ description: 'The line\'s own discount, before promotions.' }),
+  vat_rate: VatRate.nullable().optional().openapi({ description: 'Default: the product\'s rate, else the shop\'s.' }),
+});
+
+export const PaymentInput = z.object({
+  method: SaleMethod.openapi({ description: 'credit: on the named customer\'s account.' }),
+  amount_xaf: Money,
+  reference: optionalText(120),
+});
+
+export const CreateSaleBody = z
+  .object({
+    id: Uuid.nullable().optional().openapi({ description: 'Client-supplied: the same id with the same body answers the stored sale (200); with another body 409 idempotency_conflict.' }),
+    customer_id: Uuid.nullable().optional(),
+    device_id: Uuid.nullable().optional(),
+    note: optionalText(255),
+    redeem_points: z.number().int().min(0).max(1_000_000_000).nullable().optional(),
+    items: z.array(SaleItemInput).min(1).max(500),
+    payments: z.array(PaymentInput).max(20).optional(),
+  })
+  .openapi('CreateSale');
+export type CreateSaleBody = z.infer<typeof CreateSaleBody>;
+
+export const VoidBody = z.object({ reason: z.string().trim().min(1).max(255) }).openapi('VoidSale');
+
+export const RefundBody = z
+  .object({
+    method: SaleMethod,
+    reason: optionalText(255),
+    items: z.array(z.object({ sale_item_id: Uuid, quantity: Quantity.refine((q) => q > 0, 'Must be more than 0.') })).min(1).max(500),
+  })
+  .openapi('RefundSale');
+
+export const AttributeLoyaltyBody = z.object({ card_no: z.string().trim().min(1).max(60) }).openapi('AttributeLoyalty');
+
+export const SaleListQuery = ListQuery.extend({
+  from: z.iso.date().optional().openapi({ param: { name: 'from', in: 'query' }, description: 'First day, shop time.' }),
+  to: z.iso.date().optional().openapi({ param: { name: 'to', in: 'query' }, description: 'Last day, shop time; on or after from.' }),
+  customer_id: Uuid.optional().openapi({ param: { name: 'customer_id', in: 'query' } }),
+  status: SaleStatus.optional().openapi({ param: { name: 'status', in: 'query' } }),
+  shift_id: Uuid.optional().openapi({ param: { name: 'shift_id', in: 'query' } }),
+  cashier: Uuid.optional().openapi({ param: { name: 'cashier', in: 'query' }, description: 'The cashier\'s user id.' }),
+}).refine((q) => !q.from || !q.to || Number.isNaN(Date.parse(q.from)) || q.to >= q.from, { path: ['to'], message: 'Must be on or after from.' });
