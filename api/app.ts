@@ -15,6 +15,7 @@ import { errors, handleError } from './errors.ts';
 import { healthRoutes } from './health/routes.ts';
 import { loyaltyRoutes } from './loyalty/routes.ts';
 import { productRoutes } from './products/routes.ts';
+import { receiptRoutes } from './receipts/routes.ts';
 import { promotionRoutes } from './promotions/routes.ts';
 import { saleRoutes } from './sales/routes.ts';
 import { newRouter } from './router.ts';
@@ -102,7 +103,8 @@ export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
     .route('/', creditRoutes)
     .route('/', loyaltyRoutes)
     .route('/', promotionRoutes)
-    .route('/', saleRoutes);
+    .route('/', saleRoutes)
+    .route('/', receiptRoutes);
 
   app.route('/', healthRoutes);
   app.route('/', docsRoutes);

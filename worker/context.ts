@@ -6,6 +6,8 @@ import type { Mailer } from './mailer.ts';
 export interface WorkerContext {
   config: Config;
   appKey: string;
+  /** The schema owner's connection string, for tasks that need postgres.js (the API's queries). */
+  ownerUrl: string;
   mailer: Mailer;
   log: Logger;
 }

@@ -5,6 +5,7 @@ import type { Runtime } from '../api/runtime.ts';
 import type { WorkerContext } from './context.ts';
 import { createMailer, type Mailer } from './mailer.ts';
 import { authPruneExpired } from './tasks/auth__prune_expired.ts';
+import { saleEmailReceipt } from './tasks/sale__email_receipt.ts';
 import { userForgotPassword } from './tasks/user__forgot_password.ts';
 
 /** Every task by name; names are `<subject>__<action>` (worker/tasks/). */
@@ -12,6 +13,7 @@ export function taskList(ctx: WorkerContext): TaskList {
   return {
     user__forgot_password: userForgotPassword(ctx),
     auth__prune_expired: authPruneExpired,
+    sale__email_receipt: saleEmailReceipt(ctx),
   };
 }
 
@@ -42,6 +44,7 @@ export async function startWorker(runtime: Runtime, log: Logger, mailer?: Mailer
   const ctx: WorkerContext = {
     config,
     appKey,
+    ownerUrl,
     log,
     mailer: mailer ?? createMailer({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM, dataDir: config.DATA_DIR }),
   };

@@ -1,0 +1,302 @@
+/**
+ * What every receipt and invoice prints the same way: amounts, quantities, rates, dates, the words
+ * in both languages, and text fitted to a paper's columns.
+ *
+ * Decisions: amounts are grouped by three with a plain space and carry no decimals (`12 500 FCFA`,
+ * `-1 500 FCFA`), the same in both languages, because that is how prices are written in the shops
+ * of the CFA franc zone. Dates are day/month/year and a 24-hour clock in both languages
+ * (`21/11/2026 14:05`), in the shop's own time zone: a till's clock and the receipt agree, and no
+ * AM/PM has to fit on a 32-column line.
+ */
+import type { SaleMethod } from '../sales/schemas.ts';
+
+export type ReceiptLocale = 'fr' | 'en';
+export type PaymentMethod = (typeof SaleMethod.options)[number];
+
+const groupDigits = (digits: string) => digits.replace(/\B(?=(\d{3})+(?!\d))/g, ' ');
+
+/** Integer XAF: `12 500 FCFA`, `0 FCFA`, `-1 500 FCFA`. */
+export function formatXaf(amount: number): string {
+  const rounded = Math.round(amount);
+  const sign = rounded < 0 ? '-' : '';
+  return `${sign}${groupDigits(String(Math.abs(rounded)))} FCFA`;
+}
+
+/** A number with at most `places` decimals and no trailing zeros; comma in French, point in English. */
+function formatDecimal(value: number, places: number, locale: ReceiptLocale): string {
+  const fixed = Math.abs(value).toFixed(places);
+  const [whole, fraction = ''] = fixed.split('.');
+  const trimmed = fraction.replace(/0+$/, '');
+  const sign = value < 0 && Number(fixed) !== 0 ? '-' : '';
+  return `${sign}${groupDigits(whole!)}${trimmed ? (locale === 'fr' ? ',' : '.') + trimmed : ''}`;
+}
+
+/** Quantities: up to 3 decimals, no trailing zeros (`2`, `1,5` / `1.5`, `0,125`). */
+export function formatQuantity(quantity: number, locale: ReceiptLocale): string {
+  return formatDecimal(quantity, 3, locale);
+}
+
+/** VAT rates: `19,25 %` in French, `19.25%` in English. */
+export function formatRate(rate: number, locale: ReceiptLocale): string {
+  return locale === 'fr' ? `${formatDecimal(rate, 2, locale)} %` : `${formatDecimal(rate, 2, locale)}%`;
+}
+
+const dateFormats = new Map<string, Intl.DateTimeFormat>();
+
+function dateFormat(timezone: string): Intl.DateTimeFormat {
+  let format = dateFormats.get(timezone);
+  if (!format) {
+    const options: Intl.DateTimeFormatOptions = { year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' };
+    try {
+      format = new Intl.DateTimeFormat('en-GB', { ...options, timeZone: timezone });
+    } catch {
+      // PostgreSQL knows a few zone names the JS runtime may not: print UTC rather than fail a receipt.
+      format = new Intl.DateTimeFormat('en-GB', { ...options, timeZone: 'UTC' });
+    }
+    dateFormats.set(timezone, format);
+  }
+  return format;
+}
+
+/** `21/11/2026 14:05` in the shop's time zone, whatever the language. */
+export function formatDateTime(at: string | Date, timezone: string): string {
+  const parts = Object.fromEntries(dateFormat(timezone).formatToParts(new Date(at)).map((part) => [part.type, part.value]));
+  return `${parts.day}/${parts.month}/${parts.year} ${parts.hour}:${parts.minute}`;
+}
+
+/** round(quantity x unit price), half away from zero, computed on integers so 0.005-style ties never drift. */
+export function lineGross(quantity: number, unitPriceXaf: number): number {
+  const product = BigInt(Math.round(quantity * 1000)) * BigInt(Math.round(unitPriceXaf));
+  const negative = product < 0n;
+  const magnitude = negative ? -product : product;
+  const rounded = (magnitude + 500n) / 1000n;
+  return Number(negative ? -rounded : rounded);
+}
+
+export interface Labels {
+  invoice: string;
+  receiptNo: string;
+  invoiceNo: string;
+  date: string;
+  cashier: string;
+  customer: string;
+  phone: string;
+  email: string;
+  taxId: string;
+  item: string;
+  quantity: string;
+  unitPrice: string;
+  discount: string;
+  promotion: string;
+  pointsDiscount: string;
+  vatRate: string;
+  amount: string;
+  subtotal: string;
+  discounts: string;
+  promotions: string;
+  total: string;
+  totalExclVat: string;
+  totalVat: string;
+  totalInclVat: string;
+  vat: string;
+  vatBase: string;
+  vatBreakdown: string;
+  payments: string;
+  method: string;
+  reference: string;
+  change: string;
+  customerCredit: string;
+  pointsEarned: string;
+  pointsRedeemed: string;
+  refunds: string;
+  voided: string;
+  voidedSale: string;
+  voidReason: string;
+  partiallyRefunded: string;
+  refunded: string;
+  saleRef: string;
+  methods: Record<PaymentMethod, string>;
+}
+
+/** Every word a receipt, an invoice or a receipt e-mail prints, in both languages. */
+export const LABELS: Record<ReceiptLocale, Labels> = {
+  fr: {
+    invoice: 'Facture',
+    receiptNo: 'Reçu n°',
+    invoiceNo: 'Facture n°',
+    date: 'Date',
+    cashier: 'Caissier',
+    customer: 'Client',
+    phone: 'Tél.',
+    email: 'E-mail',
+    taxId: 'N° contribuable',
+    item: 'Désignation',
+    quantity: 'Qté',
+    unitPrice: 'Prix unitaire',
+    discount: 'Remise',
+    promotion: 'Promotion',
+    pointsDiscount: 'Remise points',
+    vatRate: 'Taux TVA',
+    amount: 'Montant',
+    subtotal: 'Sous-total',
+    discounts: 'Remises',
+    promotions: 'Promotions',
+    total: 'TOTAL',
+    totalExclVat: 'Total HT',
+    totalVat: 'Total TVA',
+    totalInclVat: 'Total TTC',
+    vat: 'TVA',
+    vatBase: 'Base HT',
+    vatBreakdown: 'Détail de la TVA',
+    payments: 'Paiements',
+    method: 'Moyen de paiement',
+    reference: 'Réf.',
+    change: 'Monnaie rendue',
+    customerCredit: 'Crédit client',
+    pointsEarned: 'Points gagnés',
+    pointsRedeemed: 'Points utilisés',
+    refunds: 'Remboursements',
+    voided: 'ANNULÉ',
+    voidedSale: 'VENTE ANNULÉE',
+    voidReason: 'Motif',
+    partiallyRefunded: 'Remboursé en partie',
+    refunded: 'Remboursé',
+    saleRef: 'Réf. vente',
+    methods: {
+      cash: 'Espèces',
+      carrier1_momo: 'Mobile money 1',
+      carrier2_money: 'Mobile money 2',
+      card: 'Carte bancaire',
+      bank: 'Virement bancaire',
+      credit: 'Crédit client',
+    },
+  },
+  en: {
+    invoice: 'Invoice',
+    receiptNo: 'Receipt no.',
+    invoiceNo: 'Invoice no.',
+    date: 'Date',
+    cashier: 'Cashier',
+    customer: 'Customer',
+    phone: 'Tel.',
+    email: 'E-mail',
+    taxId: 'Tax ID',
+    item: 'Item',
+    quantity: 'Qty',
+    unitPrice: 'Unit price',
+    discount: 'Discount',
+    promotion: 'Promotion',
+    pointsDiscount: 'Points discount',
+    vatRate: 'VAT rate',
+    amount: 'Amount',
+    subtotal: 'Subtotal',
+    discounts: 'Discounts',
+    promotions: 'Promotions',
+    total: 'TOTAL',
+    totalExclVat: 'Total excl. VAT',
+    totalVat: 'Total VAT',
+    totalInclVat: 'Total incl. VAT',
+    vat: 'VAT',
+    vatBase: 'Base excl. VAT',
+    vatBreakdown: 'VAT breakdown',
+    payments: 'Payments',
+    method: 'Payment method',
+    reference: 'Ref.',
+    change: 'Change',
+    customerCredit: 'Customer credit',
+    pointsEarned: 'Points earned',
+    pointsRedeemed: 'Points redeemed',
+    refunds: 'Refunds',
+    voided: 'VOIDED',
+    voidedSale: 'SALE VOIDED',
+    voidReason: 'Reason',
+    partiallyRefunded: 'Partially refunded',
+    refunded: 'Refunded',
+    saleRef: 'Sale ref.',
+    methods: {
+      cash: 'Cash',
+      carrier1_momo: 'Mobile money 1',
+      carrier2_money: 'Mobile money 2',
+      card: 'Card',
+      bank: 'Bank transfer',
+      credit: 'Customer credit',
+    },
+  },
+};
+
+/**
+ * Text as a printer or a chat message can show it: composed accents (NFC, so `é` is one character
+ * and one byte in Windows-1252), every kind of space a plain space, no control character (a
+ * product name must never smuggle a printer command).
+ */
+export function cleanText(text: string): string {
+  return text
+    .normalize('NFC')
+    .replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu, ' ')
+    .replace(/\p{Zs}/gu, ' ')
+    .replace(/ {2,}/g, ' ')
+    .trim();
+}
+
+/** Length in printed columns: one per code point. */
+export const columnsOf = (text: string) => [...text].length;
+
+/** Text split on its own line breaks, each paragraph cleaned; empty paragraphs dropped. */
+export function paragraphs(text: string | null | undefined): string[] {
+  if (!text) return [];
+  return text.split(/\r\n|\r|\n/).map(cleanText).filter((line) => line.length > 0);
+}
+
+/**
+ * Words wrapped to `width` columns; a word longer than a line is cut across lines. Never returns a
+ * line longer than `width`; an empty text is one empty line.
+ */
+export function wrap(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let current: string[] = [];
+  for (const word of cleanText(text).split(' ').filter(Boolean)) {
+    let chars = [...word];
+    const room = width - current.length - (current.length > 0 ? 1 : 0);
+    if (chars.length <= room) {
+      if (current.length > 0) current.push(' ');
+      current.push(...chars);
+      continue;
+    }
+    if (current.length > 0) lines.push(current.join(''));
+    current = [];
+    while (chars.length > width) {
+      lines.push(chars.slice(0, width).join(''));
+      chars = chars.slice(width);
+    }
+    current = chars;
+  }
+  if (current.length > 0 || lines.length === 0) lines.push(current.join(''));
+  return lines;
+}
+
+/** Text centred in `width` columns (left padding only), wrapped first when too long. */
+export function centre(text: string, width: number): string[] {
+  return wrap(text, width).map((line) => ' '.repeat(Math.floor((width - columnsOf(line)) / 2)) + line);
+}
+
+/**
+ * A label on the left and a value right-aligned on the same line. When both do not fit, the label
+ * wraps and the value goes on the label's last line if it fits there, else on a line of its own.
+ */
+export function row(label: string, value: string, width: number, indent = 0): string[] {
+  const pad = ' '.repeat(indent);
+  const valueColumns = columnsOf(value);
+  const labelLines = wrap(label, width - indent).map((line) => pad + line);
+  const last = labelLines[labelLines.length - 1]!;
+  if (valueColumns >= width) return [...labelLines, ...wrap(value, width)];
+  if (columnsOf(last) + 1 + valueColumns <= width) {
+    labelLines[labelLines.length - 1] = last + ' '.repeat(width - columnsOf(last) - valueColumns) + value;
+    return labelLines;
+  }
+  return [...labelLines, ' '.repeat(width - valueColumns) + value];
+}
+
+/** `Label : value` in French, `Label: value` in English, wrapped. */
+export function field(label: string, value: string, locale: ReceiptLocale, width: number): string[] {
+  return wrap(`${label}${locale === 'fr' ? ' :' : ':'} ${value}`, width);
+}

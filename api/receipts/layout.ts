@@ -1,0 +1,120 @@
+/**
+ * The till receipt, laid out once for a paper width: the ESC/POS bytes (escpos.ts) and the plain
+ * text for sharing (text.ts) are two renderings of these same lines, so they never disagree.
+ */
+import type { ReceiptInput, SaleRecord } from '../sales/schemas.ts';
+import { field, formatDateTime, formatQuantity, formatRate, formatXaf, LABELS, lineGross, paragraphs, row, wrap, type ReceiptLocale } from './format.ts';
+
+/** One printed line (already fitted to the width), or the sale's QR code. */
+export type ReceiptBlock =
+  | { kind: 'line'; text: string; centred?: boolean; bold?: boolean; tall?: boolean }
+  | { kind: 'qr'; data: string };
+
+export type PaperWidth = 58 | 80;
+
+/** 58 mm paper prints 32 columns of the printer's font A, 80 mm paper 48. */
+export const COLUMNS = { 58: 32, 80: 48 } as const satisfies Record<PaperWidth, number>;
+
+/** The lines' own discounts, the promotions and the redeemed points, summed over the sale. */
+export function discountParts(sale: SaleRecord): { lines: number; promotions: number; points: number } {
+  return sale.items.reduce(
+    (sum, item) => ({
+      lines: sum.lines + item.discount_xaf,
+      promotions: sum.promotions + item.promotion_discount_xaf,
+      points: sum.points + item.points_discount_xaf,
+    }),
+    { lines: 0, promotions: 0, points: 0 },
+  );
+}
+
+export function receiptLayout(input: ReceiptInput, columns: number, locale: ReceiptLocale): ReceiptBlock[] {
+  const { sale, shop, customer } = input;
+  const t = LABELS[locale];
+  const blocks: ReceiptBlock[] = [];
+  const plain = (lines: string[]) => lines.forEach((text) => blocks.push({ kind: 'line', text }));
+  const centred = (text: string, style: { bold?: boolean; tall?: boolean } = {}) =>
+    wrap(text, columns).forEach((line) => blocks.push({ kind: 'line', text: line, centred: true, ...style }));
+  const rule = () => blocks.push({ kind: 'line', text: '-'.repeat(columns) });
+  const blank = () => blocks.push({ kind: 'line', text: '' });
+  const tz = shop.timezone;
+
+  centred(shop.name, { bold: true });
+  const place = [shop.address, shop.city].filter(Boolean).join(', ');
+  if (place) centred(place);
+  if (shop.phone) centred(`${t.phone} ${shop.phone}`);
+  if (shop.tax_id) centred(`${t.taxId} ${shop.tax_id}`);
+  for (const line of paragraphs(shop.receipt_header)) centred(line);
+  rule();
+
+  if (sale.status === 'voided') {
+    centred(`*** ${t.voided} ***`, { bold: true, tall: true });
+    if (sale.voided_at) centred(formatDateTime(sale.voided_at, tz));
+    if (sale.void_reason) plain(field(t.voidReason, sale.void_reason, locale, columns));
+    rule();
+  }
+
+  plain(wrap(`${t.receiptNo} ${sale.receipt_no}`, columns));
+  plain(field(t.date, formatDateTime(sale.created_at, tz), locale, columns));
+  if (sale.cashier_name) plain(field(t.cashier, sale.cashier_name, locale, columns));
+  if (customer) plain(field(t.customer, customer.name, locale, columns));
+  rule();
+
+  for (const item of sale.items) {
+    plain(wrap(item.name, columns));
+    const quantityLine = `${formatQuantity(item.quantity, locale)} x ${formatXaf(item.unit_price_xaf)}`;
+    plain(row(quantityLine, formatXaf(lineGross(item.quantity, item.unit_price_xaf)), columns, 2));
+    if (item.discount_xaf) plain(row(t.discount, formatXaf(-item.discount_xaf), columns, 2));
+    if (item.promotion_discount_xaf) plain(row(t.promotion, formatXaf(-item.promotion_discount_xaf), columns, 2));
+  }
+  rule();
+
+  const discounts = discountParts(sale);
+  plain(row(t.subtotal, formatXaf(sale.subtotal_xaf), columns));
+  if (discounts.lines) plain(row(t.discounts, formatXaf(-discounts.lines), columns));
+  if (discounts.promotions) plain(row(t.promotions, formatXaf(-discounts.promotions), columns));
+  if (discounts.points) plain(row(`${t.pointsDiscount} (${sale.points_redeemed})`, formatXaf(-discounts.points), columns));
+  row(t.total, formatXaf(sale.total_xaf), columns).forEach((text) => blocks.push({ kind: 'line', text, bold: true, tall: true }));
+  rule();
+
+  for (const vat of sale.vat_breakdown) {
+    plain(row(`${t.vat} ${formatRate(vat.rate, locale)}`, formatXaf(vat.vat_xaf), columns));
+    plain(row(t.vatBase, formatXaf(vat.base_xaf), columns, 2));
+  }
+  if (sale.vat_breakdown.length > 0) rule();
+
+  for (const payment of sale.payments.filter((p) => p.kind === 'payment')) {
+    plain(row(t.methods[payment.method], formatXaf(payment.amount_xaf), columns));
+    if (payment.reference) plain(wrap(`${t.reference} ${payment.reference}`, columns - 2).map((line) => `  ${line}`));
+  }
+  if (sale.change_xaf) plain(row(t.change, formatXaf(sale.change_xaf), columns));
+  if (sale.credit_xaf) plain(row(t.customerCredit, formatXaf(sale.credit_xaf), columns));
+
+  if (sale.points_earned || sale.points_redeemed) {
+    rule();
+    if (sale.points_earned) plain(row(t.pointsEarned, String(sale.points_earned), columns));
+    if (sale.points_redeemed) plain(row(t.pointsRedeemed, String(sale.points_redeemed), columns));
+  }
+
+  if (sale.refunds.length > 0) {
+    rule();
+    const state = sale.status === 'refunded' ? t.refunded : sale.status === 'partially_refunded' ? t.partiallyRefunded : t.refunds;
+    plain(wrap(state, columns));
+    for (const refund of sale.refunds) {
+      plain(row(`${formatDateTime(refund.created_at, tz)} ${t.methods[refund.method]}`, formatXaf(-refund.total_xaf), columns, 2));
+    }
+  }
+
+  if (sale.status === 'voided') {
+    rule();
+    centred(`*** ${t.voided} ***`, { bold: true, tall: true });
+  }
+
+  blank();
+  blocks.push({ kind: 'qr', data: sale.id });
+  const footer = paragraphs(shop.receipt_footer);
+  if (footer.length > 0) {
+    blank();
+    for (const line of footer) centred(line);
+  }
+  return blocks;
+}

@@ -1,0 +1,171 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import type { MiddlewareHandler } from 'hono';
+import type { Tx } from '../db.ts';
+import type { AppEnv } from '../env.ts';
+import { errors, invalidField } from '../errors.ts';
+import { enqueueJob } from '../lib/jobs.ts';
+import { authenticate, requireActiveSubscription, requireRole } from '../middleware/auth.ts';
+import { newRouter } from '../router.ts';
+import { loadReceiptInput } from '../sales/queries.ts';
+import type { ReceiptInput } from '../sales/schemas.ts';
+import { bearer, jsonResponse, Locale, one, pickErrors, Uuid } from '../schemas.ts';
+import { renderEscPos } from './escpos.ts';
+import { renderInvoice } from './invoice.ts';
+import { COLUMNS, type PaperWidth } from './layout.ts';
+import { renderText } from './text.ts';
+
+/** The job that e-mails a receipt (worker/tasks/sale__email_receipt.ts). */
+export const EMAIL_RECEIPT_TASK = 'sale__email_receipt';
+
+const readers: MiddlewareHandler<AppEnv>[] = [authenticate, requireRole('cashier')];
+const senders: MiddlewareHandler<AppEnv>[] = [authenticate, requireRole('cashier'), requireActiveSubscription];
+
+const tags = ['Receipts'];
+
+const SaleParam = z.object({ sale_id: Uuid.openapi({ param: { name: 'sale_id', in: 'path' } }) });
+
+const LocaleQuery = Locale.optional().openapi({ param: { name: 'locale', in: 'query' }, description: 'fr or en; the shop\'s language when omitted.' });
+
+const ReceiptQuery = z.object({
+  width: z
+    .enum(['58', '80'])
+    .default('80')
+    .transform((value): PaperWidth => (value === '58' ? 58 : 80))
+    .openapi({ param: { name: 'width', in: 'query' }, description: 'Paper width in mm: 58 prints 32 columns, 80 prints 48. Default 80.' }),
+  locale: LocaleQuery,
+});
+
+const InvoiceQuery = z.object({
+  format: z.enum(['a4', 'a3']).default('a4').openapi({ param: { name: 'format', in: 'query' }, description: 'Paper size of the print CSS. Default a4.' }),
+  locale: LocaleQuery,
+});
+
+const EscPosReceipt = z
+  .object({
+    format: z.literal('escpos'),
+    width: z.union([z.literal(58), z.literal(80)]),
+    columns: z.union([z.literal(32), z.literal(48)]),
+    base64: z.string().openapi({
+      description:
+        'The bytes to send to the printer as they are: ESC @, code page WPC1252 (ESC t 16, text in Windows-1252), the shop header, lines, totals, ' +
+        'VAT per rate, payments and change, the sale id as a QR code (GS ( k, model 2), the footer, a feed and a partial cut (GS V 66 0).',
+    }),
+  })
+  .openapi('EscPosReceipt');
+
+const TextReceipt = z
+  .object({
+    format: z.literal('text'),
+    text: z.string().openapi({ description: 'The receipt in 32 columns for WhatsApp or SMS, lines separated by \\n, no control characters.' }),
+  })
+  .openapi('TextReceipt');
+
+const EmailReceiptBody = z
+  .object({
+    email: z.email().max(160).nullable().optional().openapi({ description: 'Where to send it; the sale\'s customer\'s address when omitted.' }),
+    locale: Locale.nullable().optional().openapi({ description: 'fr or en; the shop\'s language when omitted.' }),
+  })
+  .openapi('EmailReceiptBody');
+
+const EmailReceiptQueued = z
+  .object({ queued: z.literal(true), email: z.string().openapi({ description: 'The address the receipt goes to.' }) })
+  .openapi('EmailReceiptQueued');
+
+const receiptRoute = createRoute({
+  method: 'get',
+  path: '/sales/{sale_id}/receipt',
+  tags,
+  summary: 'The receipt as ESC/POS bytes for a thermal printer (any shop user)',
+  description:
+    'Base64 of the printer\'s bytes for 58 mm (32 columns) or 80 mm (48 columns) paper. Dates are day/month/year and 24-hour time in the shop\'s ' +
+    'time zone; amounts read `12 500 FCFA`. A voided sale prints VOIDED / ANNULÉ at the top and the bottom.',
+  security: bearer,
+  middleware: readers,
+  request: { params: SaleParam, query: ReceiptQuery },
+  responses: { 200: jsonResponse('The receipt\'s bytes.', one(EscPosReceipt)), ...pickErrors(401, 403, 404, 422) },
+});
+
+const textReceiptRoute = createRoute({
+  method: 'get',
+  path: '/sales/{sale_id}/receipt/text',
+  tags,
+  summary: 'The receipt as plain text for sharing (any shop user)',
+  description: 'The same receipt as the printer\'s, 32 columns wide, returned rather than sent.',
+  security: bearer,
+  middleware: readers,
+  request: { params: SaleParam, query: z.object({ locale: LocaleQuery }) },
+  responses: { 200: jsonResponse('The receipt\'s text.', one(TextReceipt)), ...pickErrors(401, 403, 404, 422) },
+});
+
+const emailReceiptRoute = createRoute({
+  method: 'post',
+  path: '/sales/{sale_id}/receipt/email',
+  tags,
+  summary: 'E-mail the receipt (any shop user)',
+  description:
+    'Answers at once; a job sends the message (a text part and the HTML invoice), retried while the mail server fails. The body may be omitted: ' +
+    'the receipt then goes to the customer\'s address, in the shop\'s language. With neither a given address nor a customer\'s: 422 `email_required` on `email`.',
+  security: bearer,
+  middleware: senders,
+  request: { params: SaleParam, body: { content: { 'application/json': { schema: EmailReceiptBody } }, required: false } },
+  responses: { 202: jsonResponse('Queued.', one(EmailReceiptQueued)), ...pickErrors(400, 401, 402, 403, 404, 413, 422) },
+});
+
+const invoiceRoute = createRoute({
+  method: 'get',
+  path: '/sales/{sale_id}/invoice',
+  tags,
+  summary: 'The invoice as one printable HTML page (any shop user)',
+  description:
+    'A self-contained page for the browser\'s print dialogue: inline CSS with `@page` sized A4 or A3, no external request of any kind (no link, ' +
+    'script, image or font), the shop\'s legal details and tax id, the customer, the lines, the VAT breakdown per rate, the totals and the payments.',
+  security: bearer,
+  middleware: readers,
+  request: { params: SaleParam, query: InvoiceQuery },
+  responses: {
+    200: { description: 'The HTML page itself (not JSON).', content: { 'text/html': { schema: z.string() } } },
+    ...pickErrors(401, 403, 404, 422),
+  },
+});
+
+async function receiptInput(tx: Tx, saleId: string): Promise<ReceiptInput> {
+  const input = await loadReceiptInput(tx, saleId);
+  if (!input) throw errors.notFound();
+  return input;
+}
+
+/** The invoice may only style itself: even a name that slipped past escaping could fetch nothing. */
+const INVOICE_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'";
+
+export const receiptRoutes = newRouter()
+  .openapi(receiptRoute, async (c) => {
+    const { sale_id } = c.req.valid('param');
+    const { width, locale } = c.req.valid('query');
+    const input = await receiptInput(c.var.tx, sale_id);
+    const bytes = renderEscPos(input, width, locale ?? input.shop.locale);
+    return c.json({ data: { format: 'escpos' as const, width, columns: COLUMNS[width], base64: Buffer.from(bytes).toString('base64') } }, 200);
+  })
+  .openapi(textReceiptRoute, async (c) => {
+    const { sale_id } = c.req.valid('param');
+    const { locale } = c.req.valid('query');
+    const input = await receiptInput(c.var.tx, sale_id);
+    return c.json({ data: { format: 'text' as const, text: renderText(input, locale ?? input.shop.locale) } }, 200);
+  })
+  .openapi(emailReceiptRoute, async (c) => {
+    const { sale_id } = c.req.valid('param');
+    const body = c.req.valid('json');
+    const { tx, caller } = c.var;
+    const input = await receiptInput(tx, sale_id);
+    const email = body.email ?? input.customer?.email ?? null;
+    if (!email) throw invalidField('email', 'Give an e-mail address: this sale has no customer with one.', 'email_required');
+    const locale = body.locale ?? input.shop.locale;
+    await enqueueJob(tx, EMAIL_RECEIPT_TASK, { sale_id, shop_id: caller.shopId!, email, locale });
+    return c.json({ data: { queued: true as const, email } }, 202);
+  })
+  .openapi(invoiceRoute, async (c) => {
+    const { sale_id } = c.req.valid('param');
+    const { format, locale } = c.req.valid('query');
+    const input = await receiptInput(c.var.tx, sale_id);
+    c.header('Content-Security-Policy', INVOICE_CSP);
+    return c.html(renderInvoice(input, format, locale ?? input.shop.locale), 200);
+  });

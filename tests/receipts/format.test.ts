@@ -1,0 +1,101 @@
+import t from 'tap';
+import { cleanText, formatDateTime, formatQuantity, formatRate, formatXaf, LABELS, lineGross, row, wrap } from '../../api/receipts/format.ts';
+import { SaleMethod } from '../../api/sales/schemas.ts';
+import { LONG_NAME } from './receipt-fixtures.ts';
+
+t.test('amounts are grouped by three with a plain space, no decimals, and read FCFA', async (t) => {
+  t.equal(formatXaf(12500), '12 500 FCFA');
+  t.equal(formatXaf(0), '0 FCFA');
+  t.equal(formatXaf(-1500), '-1 500 FCFA');
+  t.equal(formatXaf(999), '999 FCFA');
+  t.equal(formatXaf(1000), '1 000 FCFA');
+  t.equal(formatXaf(1234567000), '1 234 567 000 FCFA');
+  t.notOk(/[\u00a0\u202f]/.test(formatXaf(1000000)), 'the grouping space is a plain space');
+});
+
+t.test('quantities keep at most 3 decimals and no trailing zeros, comma in French and point in English', async (t) => {
+  t.equal(formatQuantity(2, 'fr'), '2');
+  t.equal(formatQuantity(1.5, 'fr'), '1,5');
+  t.equal(formatQuantity(1.5, 'en'), '1.5');
+  t.equal(formatQuantity(0.125, 'fr'), '0,125');
+  t.equal(formatQuantity(2.1, 'en'), '2.1');
+  t.equal(formatQuantity(1.25, 'fr'), '1,25');
+  t.equal(formatQuantity(0.1 + 0.2, 'en'), '0.3', 'binary floating point does not show');
+  t.equal(formatQuantity(1234.567, 'fr'), '1 234,567');
+  t.equal(formatQuantity(-2, 'en'), '-2');
+});
+
+t.test('VAT rates read 19,25 % in French and 19.25% in English', async (t) => {
+  t.equal(formatRate(19.25, 'fr'), '19,25 %');
+  t.equal(formatRate(19.25, 'en'), '19.25%');
+  t.equal(formatRate(0, 'fr'), '0 %');
+  t.equal(formatRate(5.5, 'en'), '5.5%');
+});
+
+t.test('dates are day/month/year and 24-hour time in the shop\'s time zone', async (t) => {
+  t.equal(formatDateTime('2026-11-21T13:05:00Z', 'Africa/Douala'), '21/11/2026 14:05', 'Douala is UTC+1');
+  t.equal(formatDateTime('2026-11-21T13:05:00Z', 'Africa/Abidjan'), '21/11/2026 13:05', 'Abidjan is UTC');
+  t.equal(formatDateTime('2026-11-21T23:30:00Z', 'Africa/Douala'), '22/11/2026 00:30', 'the day follows the shop\'s clock');
+  t.equal(formatDateTime('2026-01-05T08:00:00Z', 'No/Such_Zone'), '05/01/2026 08:00', 'an unknown zone prints UTC rather than failing');
+});
+
+t.test('a line total is round(quantity x unit price), half away from zero', async (t) => {
+  t.equal(lineGross(2, 2500), 5000);
+  t.equal(lineGross(1.5, 3), 5, '4.5 rounds up');
+  t.equal(lineGross(0.125, 4), 1, '0.5 rounds up');
+  t.equal(lineGross(-1.5, 3), -5, '-4.5 rounds away from zero');
+  t.equal(lineGross(1.005, 1000), 1005, 'no binary drift on three decimals');
+  t.equal(lineGross(0.333, 1000000), 333000);
+});
+
+t.test('a 120-character product name wraps onto lines of at most 32 columns, keeping every word in order', async (t) => {
+  t.equal([...LONG_NAME].length, 120);
+  for (const width of [32, 48]) {
+    const lines = wrap(LONG_NAME, width);
+    t.ok(lines.length >= Math.ceil(120 / width), `${lines.length} lines at ${width} columns`);
+    t.ok(lines.every((line) => [...line].length <= width), `no line over ${width} columns`);
+    t.equal(lines.join(' '), LONG_NAME, 'the words, in order, with nothing lost');
+  }
+});
+
+t.test('a word longer than the line is cut across lines', async (t) => {
+  const lines = wrap(`Ref ${'X'.repeat(70)} fin`, 32);
+  t.ok(lines.every((line) => line.length <= 32));
+  t.equal(lines.join('').replace(/ /g, ''), `Ref${'X'.repeat(70)}fin`);
+});
+
+t.test('a label and its amount share a line with the amount right-aligned, else the amount takes its own line', async (t) => {
+  t.same(row('Total', '17 250 FCFA', 32), ['Total                17 250 FCFA']);
+  t.equal(row('Total', '17 250 FCFA', 32)[0]!.length, 32);
+  const long = row('  1 234,567 x 1 000 000 FCFA', '1 234 567 000 FCFA', 32);
+  t.equal(long.length, 2);
+  t.ok(long[1]!.endsWith('1 234 567 000 FCFA') && long[1]!.length === 32, 'the amount alone, right-aligned');
+  const wrapped = row(LONG_NAME, '5 FCFA', 32);
+  t.ok(wrapped.every((line) => line.length <= 32));
+  t.ok(wrapped[wrapped.length - 1]!.endsWith(' 5 FCFA'), 'on the label\'s last line when it fits');
+});
+
+t.test('text is cleaned of control characters and odd spaces, with accents composed', async (t) => {
+  t.equal(cleanText('Cafe\u0301\tnoir\u001b@ \u00a0 x'), 'Café noir @ x');
+  t.equal(cleanText('Cafe\u0301').length, 4, 'é is one character');
+});
+
+t.test('every label exists in both languages and payment methods have their names', async (t) => {
+  const keys = Object.keys(LABELS.fr).sort();
+  t.same(Object.keys(LABELS.en).sort(), keys);
+  for (const locale of ['fr', 'en'] as const) {
+    for (const key of keys) {
+      const value = LABELS[locale][key as keyof (typeof LABELS)['fr']];
+      if (typeof value === 'string') t.ok(value.length > 0, `${locale}.${key}`);
+    }
+    t.same(Object.keys(LABELS[locale].methods).sort(), [...SaleMethod.options].sort(), `${locale}: every payment method`);
+  }
+  t.same(LABELS.fr.methods, { cash: 'Espèces', carrier1_momo: 'Mobile money 1', carrier2_money: 'Mobile money 2', card: 'Carte bancaire', bank: 'Virement bancaire', credit: 'Crédit client' });
+  t.same(LABELS.en.methods, { cash: 'Cash', carrier1_momo: 'Mobile money 1', carrier2_money: 'Mobile money 2', card: 'Card', bank: 'Bank transfer', credit: 'Customer credit' });
+  t.equal(LABELS.fr.vat, 'TVA');
+  t.equal(LABELS.en.vat, 'VAT');
+  t.equal(LABELS.fr.change, 'Monnaie rendue');
+  t.equal(LABELS.en.change, 'Change');
+  t.equal(LABELS.fr.cashier, 'Caissier');
+  t.equal(LABELS.en.customerCredit, 'Customer credit');
+});
