@@ -12,6 +12,7 @@ import { dashboardRoutes } from './dashboard/routes.ts';
 import { docsRoutes } from './docs/routes.ts';
 import type { AppEnv, Deps } from './env.ts';
 import { errors, handleError } from './errors.ts';
+import { expenseRoutes } from './expenses/routes.ts';
 import { healthRoutes } from './health/routes.ts';
 import { loyaltyRoutes } from './loyalty/routes.ts';
 import { productRoutes } from './products/routes.ts';
@@ -19,6 +20,7 @@ import { receiptRoutes } from './receipts/routes.ts';
 import { promotionRoutes } from './promotions/routes.ts';
 import { saleRoutes } from './sales/routes.ts';
 import { newRouter } from './router.ts';
+import { shiftRoutes } from './shifts/routes.ts';
 import { shopRoutes } from './shop/routes.ts';
 import { stockRoutes } from './stock/routes.ts';
 import { userRoutes } from './users/routes.ts';
@@ -104,7 +106,9 @@ export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
     .route('/', loyaltyRoutes)
     .route('/', promotionRoutes)
     .route('/', saleRoutes)
-    .route('/', receiptRoutes);
+    .route('/', receiptRoutes)
+    .route('/', shiftRoutes)
+    .route('/', expenseRoutes);
 
   app.route('/', healthRoutes);
   app.route('/', docsRoutes);

@@ -226,7 +226,7 @@ begin
   insert into receipt_counters (shop_id, last_no) values (app_shop_id(), 1)
   on conflict (shop_id) do update set last_no = receipt_counters.last_no + 1
   returning last_no into receipt;
-  select id into open_shift from shifts where user_id = app_user_id() and status = 'open';
+  open_shift := current_shift_id();
 
   insert into sales (id, receipt_no, customer_id, device_id, shift_id, note, subtotal_xaf, discount_xaf, vat_xaf, total_xaf,
                      paid_xaf, change_xaf, credit_xaf, points_redeemed, offline, request_hash, created_at)
@@ -316,7 +316,7 @@ begin
   if sale.credit_xaf > 0 and customer_uncharge(p_sale_id, sale.credit_xaf) < sale.credit_xaf then
     perform raise_app_error(409, 'sale_credit_settled', 'Part of this credit sale has already been paid: refund it instead.');
   end if;
-  select id into open_shift from shifts where user_id = app_user_id() and status = 'open';
+  open_shift := current_shift_id();
 
   for item in select * from sale_items where sale_id = p_sale_id order by product_id, variant_id nulls first loop
     if exists (select 1 from products p where p.id = item.product_id and p.deleted_at is null and p.tracked)
@@ -373,7 +373,7 @@ begin
   if sale.status = 'refunded' then
     perform raise_app_error(409, 'sale_refunded', 'This sale is already fully refunded.');
   end if;
-  select id into open_shift from shifts where user_id = app_user_id() and status = 'open';
+  open_shift := current_shift_id();
 
   for request in
     select (value ->> 'sale_item_id')::uuid as sale_item_id, (value ->> 'quantity')::numeric as quantity, (ordinality - 1)::int as i
