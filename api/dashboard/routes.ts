@@ -6,6 +6,7 @@ import { findCurrentShop } from '../shop/queries.ts';
 import { SubscriptionStatus } from '../shop/schemas.ts';
 import { stockSummary } from '../stock/queries.ts';
 import { customerSummary } from '../credit/queries.ts';
+import { salesToday } from '../sales/queries.ts';
 import { countStaffByRole } from '../users/queries.ts';
 
 const DAY_MS = 86_400_000;
@@ -26,6 +27,12 @@ const Dashboard = z
       low_stock: z.number().int().openapi({ description: 'Tracked products at or below their reorder level.' }),
       stock_value_xaf: z.number().int().openapi({ description: 'On-hand x last cost over tracked products.' }),
     }),
+    sales_today: z.object({
+      count: z.number().int().openapi({ description: 'Sales of the shop\'s calendar day, voids excluded.' }),
+      total_xaf: z.number().int(),
+      refunded_xaf: z.number().int().openapi({ description: 'Refunds of today\'s sales.' }),
+      net_xaf: z.number().int(),
+    }),
     customers: z.object({
       customers: z.number().int(),
       owing: z.number().int().openapi({ description: 'Customers with a balance.' }),
@@ -40,7 +47,7 @@ const getDashboard = createRoute({
   path: '/dashboard',
   tags: ['Account'],
   summary: 'The shop at a glance (manager or owner)',
-  description: 'Grows with each domain: today it covers the subscription, the staff, the stock and the customers.',
+  description: 'Grows with each domain: today it covers the subscription, the staff, today\'s sales, the stock and the customers.',
   security: bearer,
   middleware: [authenticate, requireRole('manager')] as const,
   responses: { 200: jsonResponse('Headline figures.', one(Dashboard)), ...pickErrors(401, 403) },
@@ -52,6 +59,7 @@ export const dashboardRoutes = newRouter().openapi(getDashboard, async (c) => {
   const staff = await countStaffByRole(tx);
   const stock = await stockSummary(tx);
   const customers = await customerSummary(tx);
+  const sales = await salesToday(tx);
   const now = Date.now();
   const activeUntil = Math.max(Date.parse(shop.trial_ends_at), shop.subscription_ends_at ? Date.parse(shop.subscription_ends_at) : 0);
   return c.json(
@@ -66,6 +74,7 @@ export const dashboardRoutes = newRouter().openapi(getDashboard, async (c) => {
           days_left: Math.max(0, Math.ceil((activeUntil - now) / DAY_MS)),
         },
         staff: { ...staff, total: staff.owner + staff.manager + staff.cashier },
+        sales_today: sales,
         stock,
         customers,
       },

@@ -22,7 +22,7 @@ t.test('the owner and a manager see the dashboard; a cashier may not (403)', asy
     const reply = await dashboard(token);
     t.equal(reply.status, 200, who);
     t.strictSame(Object.keys(reply.body), ['data'], `${who}: {data}`);
-    t.strictSame(Object.keys(reply.body.data).sort(), ['customers', 'generated_at', 'shop', 'staff', 'stock'], `${who}: sections`);
+    t.strictSame(Object.keys(reply.body.data).sort(), ['customers', 'generated_at', 'sales_today', 'shop', 'staff', 'stock'], `${who}: sections`);
     t.strictSame(Object.keys(reply.body.data.shop).sort(), ['days_left', 'name', 'subscription_ends_at', 'subscription_status', 'trial_ends_at'], `${who}: shop keys`);
     t.strictSame(Object.keys(reply.body.data.staff).sort(), ['cashier', 'manager', 'owner', 'total'], `${who}: staff keys`);
   }
@@ -102,4 +102,18 @@ t.test('the customers section counts customers, who owes, what is owed and the p
   await api.request('POST', `/customers/${awa.id}/points`, { token: owner.token, body: { delta: 120, reason: 'Bienvenue' } });
   const reply = await api.request('GET', '/dashboard', { token: owner.token });
   t.strictSame(reply.body.data.customers, { customers: 2, owing: 1, receivables_xaf: 4000, points_outstanding: 120 });
+});
+
+t.test('the sales_today section counts today\'s sales net of voids and refunds', async (t) => {
+  const owner = await registerShop(api);
+  const dashboard = async () => (await api.request('GET', '/dashboard', { token: owner.token })).body.data.sales_today;
+  t.strictSame(await dashboard(), { count: 0, total_xaf: 0, refunded_xaf: 0, net_xaf: 0 }, 'zeros on a new shop');
+  const product = await createProduct(api, owner.token, { price_xaf: 1000, tracked: false });
+  const sell = async (quantity: number) =>
+    (await api.request('POST', '/sales', { token: owner.token, body: { items: [{ product_id: product.id, quantity }], payments: [{ method: 'cash', amount_xaf: quantity * 1000 }] } })).body.data;
+  const kept = await sell(3);
+  const voided = await sell(2);
+  await api.request('POST', `/sales/${voided.id}/void`, { token: owner.token, body: { reason: 'Erreur de caisse' } });
+  await api.request('POST', `/sales/${kept.id}/refund`, { token: owner.token, body: { method: 'cash', items: [{ sale_item_id: kept.items[0].id, quantity: 1 }] } });
+  t.strictSame(await dashboard(), { count: 1, total_xaf: 3000, refunded_xaf: 1000, net_xaf: 2000 });
 });
