@@ -11,21 +11,10 @@
  * searches as the app runs them, and whether each uses an index. The database is dropped at the end,
  * also on failure or Ctrl-C. Independent of the test runner.
  */
-import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
-import { createApp } from '../api/app.ts';
-import { loadConfig } from '../api/config.ts';
 import { APP_DB_ROLE, createSql, type Sql, type Tx } from '../api/db.ts';
-import { deriveSecret } from '../api/lib/secrets.ts';
-import { createLogger } from '../api/logger.ts';
 import { listProducts } from '../api/products/queries.ts';
-import { nodeClientAddress, serveNode, type HttpServer } from '../api/server.ts';
-import { migrate } from '../db/migrate.ts';
-
-const SERVER_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
-/** The bench's own key: the app role's password is derived from it as tests/run.ts does from its key. */
-const BENCH_APP_KEY = 'bench-app-key-0123456789abcdef0123456789abcdef';
-const PASSWORD = 'bench-password-1234';
+import { BenchRun, count, login, ms, register, say, SERVER_URL, summarize, type Timing } from './support.ts';
 
 const PRODUCTS = 100_000;
 const OTHER_SHOP_PRODUCTS = 10_000;
@@ -62,103 +51,13 @@ const QUALIFIERS = ['', '', '', 'bio', 'extra', 'premium', 'classique', 'du terr
 const BRANDS = ['Saveurs du Mungo', 'Le Palmier', 'Soleil d\'Afrique', 'Étoile', 'Kribi', 'Bonamoussadi', 'Mont Cameroun',
   'La Ménagère', 'Dja', 'Sanaga', 'Maison Ngono', 'Bakery Élite', 'Le Baobab', 'Côte Sauvage', 'Délices d\'Adamaoua'];
 
-interface Timing {
-  median: number;
-  p99: number;
-  min: number;
-  max: number;
-}
+const bench = new BenchRun('bench:catalogue');
+const { database, ownerUrl, appUrl } = bench;
 
-function databaseUrl(serverUrl: string, database: string, user?: { name: string; password: string }): string {
-  const url = new URL(serverUrl);
-  url.pathname = `/${database}`;
-  if (user) {
-    url.username = user.name;
-    url.password = user.password;
-  }
-  return url.toString();
-}
-
-/** Nearest-rank percentile of sorted samples. */
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length, Math.max(1, Math.ceil((p / 100) * sorted.length))) - 1]!;
-
-function summarize(samples: number[]): Timing {
-  const sorted = [...samples].sort((a, b) => a - b);
-  return {
-    median: percentile(sorted, 50),
-    p99: percentile(sorted, 99),
-    min: sorted[0]!,
-    max: sorted[sorted.length - 1]!,
-  };
-}
-
-const ms = (value: number) => `${value.toFixed(1)} ms`;
-const count = (value: number) => value.toLocaleString('en-US');
-const say = (line = '') => process.stdout.write(`${line}\n`);
-
-const database = `pos_bench_${randomBytes(6).toString('hex')}`;
-const ownerUrl = databaseUrl(SERVER_URL, database);
-const appRolePassword = deriveSecret(BENCH_APP_KEY, `database role ${APP_DB_ROLE}`).toString('hex');
-const appUrl = databaseUrl(SERVER_URL, database, { name: APP_DB_ROLE, password: appRolePassword });
-
-let server: HttpServer | undefined;
-let appSql: Sql | undefined;
 let ownerSql: Sql | undefined;
 let explainSql: Sql | undefined;
-let created = false;
-/** pos_app's password hash before the bench changed it (the role is shared by every database of the server). */
-let savedRolePassword: { exists: boolean; password: string | null; readable: boolean } | undefined;
-let cleaning: Promise<void> | undefined;
-let interrupted = false;
-
-function cleanup(): Promise<void> {
-  cleaning ??= (async () => {
-    const attempt = async (step: () => Promise<unknown> | undefined) => {
-      try {
-        await step();
-      } catch (error) {
-        process.stderr.write(`cleanup: ${error instanceof Error ? error.message : String(error)}\n`);
-      }
-    };
-    await attempt(() => server?.close());
-    await attempt(() => appSql?.end({ timeout: 1 }));
-    await attempt(() => explainSql?.end({ timeout: 1 }));
-    await attempt(() => ownerSql?.end({ timeout: 1 }));
-    const admin = postgres(SERVER_URL, { max: 1, onnotice: () => {} });
-    if (savedRolePassword?.exists && savedRolePassword.readable) {
-      // An already-hashed password (SCRAM or md5) is stored as given: the role is left as it was found.
-      await attempt(() => admin.unsafe(`alter role ${APP_DB_ROLE} password ${savedRolePassword!.password === null ? 'null' : `'${savedRolePassword!.password.replace(/'/g, "''")}'`}`));
-    }
-    if (created) await attempt(() => admin.unsafe(`drop database if exists "${database}" with (force)`));
-    await attempt(() => admin.end({ timeout: 1 }));
-  })();
-  return cleaning;
-}
-
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(signal, () => {
-    interrupted = true;
-    process.stderr.write(`\n${signal}: dropping ${database}\n`);
-    void cleanup().then(() => process.exit(130));
-  });
-}
-
-async function request(baseUrl: string, method: string, path: string, options: { token?: string; body?: unknown } = {}) {
-  const headers: Record<string, string> = {};
-  if (options.token) headers.authorization = `Bearer ${options.token}`;
-  if (options.body !== undefined) headers['content-type'] = 'application/json';
-  const response = await fetch(`${baseUrl}/api/v1${path}`, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) });
-  const text = await response.text();
-  return { status: response.status, body: text ? (JSON.parse(text) as any) : null };
-}
-
-async function register(baseUrl: string, shopName: string, email: string): Promise<{ shopId: string; userId: string }> {
-  const reply = await request(baseUrl, 'POST', '/auth/register', {
-    body: { shop_name: shopName, owner_name: 'Bench Owner', owner_email: email, password: PASSWORD, city: 'Douala' },
-  });
-  if (reply.status !== 201) throw new Error(`register failed: ${reply.status} ${JSON.stringify(reply.body)}`);
-  return { shopId: reply.body.data.shop.id, userId: reply.body.data.user.id };
-}
+bench.closeAtEnd(() => explainSql?.end({ timeout: 1 }));
+bench.closeAtEnd(() => ownerSql?.end({ timeout: 1 }));
 
 /**
  * Seeds `total` products for the shop with set-based SQL as the owner, through the products table so
@@ -433,34 +332,13 @@ async function main(): Promise<void> {
   say(`  server       ${new URL(SERVER_URL).host}`);
   say(`  database     ${database} (dropped at the end)`);
 
-  const admin = postgres(SERVER_URL, { max: 1, onnotice: () => {} });
-  try {
-    // migrate() sets pos_app's password, and the role is the server's, not the database's: keep its
-    // current hash to put it back at the end (pg_authid is readable by a superuser only).
-    try {
-      const [role] = await admin<{ rolpassword: string | null }[]>`select rolpassword from pg_authid where rolname = ${APP_DB_ROLE}`;
-      savedRolePassword = { exists: role !== undefined, password: role?.rolpassword ?? null, readable: true };
-    } catch {
-      savedRolePassword = { exists: true, password: null, readable: false };
-      say(`  note         cannot read pg_authid: ${APP_DB_ROLE}'s password stays the bench's after the run`);
-    }
-    await admin.unsafe(`create database "${database}"`);
-    created = true;
-  } finally {
-    await admin.end();
-  }
-  await migrate(ownerUrl, { appRolePassword });
+  await bench.createAndMigrate();
   say(`  migrated     in ${ms(performance.now() - started)}`);
 
-  const config = loadConfig({ ...process.env, DATABASE_URL: ownerUrl, APP_KEY: BENCH_APP_KEY, BCRYPT_ROUNDS: '4', PORT: '0', LOG_LEVEL: 'silent' });
-  appSql = createSql(appUrl, { max: 5, applicationName: 'pos-bench' });
+  const app = await bench.startApp({ poolMax: 5, applicationName: 'pos-bench' });
+  const { baseUrl } = app;
   ownerSql = createSql(ownerUrl, { max: 1, applicationName: 'pos-bench-owner' });
-  const app = createApp({ config, sql: appSql, appKey: BENCH_APP_KEY, log: createLogger('silent'), clientAddress: nodeClientAddress });
-  server = await serveNode(app, 0, '127.0.0.1');
-  const baseUrl = `http://127.0.0.1:${server.port}`;
-  const [whoami] = await appSql<{ user: string; rls: boolean }[]>`select current_user as user, (select rolbypassrls or rolsuper from pg_roles where rolname = current_user) as rls`;
-  if (whoami!.user !== APP_DB_ROLE || whoami!.rls) throw new Error(`the app must connect as ${APP_DB_ROLE} without BYPASSRLS, not ${whoami!.user}`);
-  say(`  app          ${baseUrl}, connected as ${whoami!.user}`);
+  say(`  app          ${baseUrl}, connected as ${APP_DB_ROLE}`);
 
   const shop = await register(baseUrl, 'Supermarché Bench', `owner-${database}@bench.example`);
   const other = await register(baseUrl, 'Boutique Voisine', `other-${database}@bench.example`);
@@ -482,9 +360,7 @@ async function main(): Promise<void> {
   const [sample] = await ownerSql<{ name: string }[]>`select name from products where shop_id = ${shop.shopId} order by random() limit 1`;
   say(`  e.g.         "${sample!.name}"`);
 
-  const login = await request(baseUrl, 'POST', '/auth/login', { body: { email: `owner-${database}@bench.example`, password: PASSWORD, device_name: 'Bench' } });
-  if (login.status !== 200) throw new Error(`login failed: ${login.status} ${JSON.stringify(login.body)}`);
-  const token = login.body.data.token as string;
+  const { token, userId } = await login(baseUrl, `owner-${database}@bench.example`);
 
   // Values to search: prefixes of 3 to 5 characters of real names, and real barcodes, all different.
   const total = WARMUP + SAMPLES;
@@ -507,7 +383,7 @@ async function main(): Promise<void> {
     `  (min ${ms(byBarcode.timing.min)}, max ${ms(byBarcode.timing.max)}, ${byBarcode.rows.toFixed(1)} product per answer)`);
 
   // The plans, of the very SQL listProducts sends, as pos_app with the shop and user set.
-  const scope = { shopId: shop.shopId, userId: login.body.data.user.id as string };
+  const scope = { shopId: shop.shopId, userId };
   const nameQ = prefixes[0]!;
   const barcodeQ = barcodes[0]!;
   const namePlans = await plansOf(nameQ, scope);
@@ -552,13 +428,4 @@ async function main(): Promise<void> {
   say(`Done in ${((performance.now() - started) / 1000).toFixed(1)} s.`);
 }
 
-let exitCode = 0;
-try {
-  await main();
-} catch (error) {
-  exitCode = 1;
-  if (!interrupted) process.stderr.write(`bench:catalogue failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-} finally {
-  await cleanup();
-}
-process.exit(exitCode);
+await bench.run(main);

@@ -67,7 +67,8 @@ create table customer_debts (
   customer_id uuid not null references customers (id),
   source_type text not null check (char_length(source_type) between 1 and 40),
   source_id uuid,
-  amount_xaf bigint not null check (amount_xaf > 0),
+  -- 0 once a void or a refund to the account has cancelled it all.
+  amount_xaf bigint not null check (amount_xaf >= 0),
   settled_xaf bigint not null default 0 check (settled_xaf >= 0),
   occurred_at timestamptz not null default now(),
   created_at timestamptz not null default now(),
@@ -314,11 +315,12 @@ begin
   return p_points * rate;
 end $$;
 
--- Reverses a share (0 < p_fraction <= 1) of what a sale earned and redeemed, for a void or a refund:
--- earned points are taken back (never below zero: what was already spent stays spent), redeemed
--- points are given back. Rounded down for earned, up for redeemed: the customer never loses a point.
--- Successive partial reversals never take back more than was earned nor give back more than was
--- redeemed (negative reverse rows take back earned points, positive ones return redeemed points).
+-- Brings the reversal of a sale's points to p_fraction (0 < p_fraction <= 1) of what it earned and
+-- redeemed, for a void or a refund: p_fraction is the share reversed in all so far (a refund of a third,
+-- then another third, passes 1/3 then 2/3), so rounding never drifts over successive refunds. Earned
+-- points are taken back (never below zero: what was already spent stays spent), redeemed points given
+-- back; rounded down for earned, up for redeemed: the customer never loses a point. Negative reverse
+-- rows take back earned points, positive ones return redeemed points.
 create function loyalty_reverse_for_sale(p_sale_id uuid, p_fraction numeric)
   returns void
   language plpgsql volatile
@@ -337,12 +339,13 @@ begin
       from loyalty_points where source_type = 'sale' and source_id = p_sale_id
      group by customer_id order by customer_id
   loop
-    select least(floor(line.earned * p_fraction)::bigint, line.earned - line.taken_back, points) into taken
+    -- round(, 9) first: 1/3 as a numeric times 30 is 9.999..., which must count as 10.
+    select least(floor(round(line.earned * p_fraction, 9))::bigint - line.taken_back, points) into taken
       from customers where id = line.customer_id for update;
     if taken > 0 then
       perform loyalty_post(line.customer_id, 'reverse', -taken, 'sale', p_sale_id, 'Sale reversed', 'customer_id');
     end if;
-    given := least(ceil(line.redeemed * p_fraction)::bigint, line.redeemed - line.given_back);
+    given := ceil(round(line.redeemed * p_fraction, 9))::bigint - line.given_back;
     if given > 0 then
       perform loyalty_post(line.customer_id, 'reverse', given, 'sale', p_sale_id, 'Redeemed points returned', 'customer_id');
     end if;

@@ -119,7 +119,8 @@ revoke delete on sales from pos_app;
 create table sale_items (
   id uuid primary key default gen_random_uuid(),
   shop_id uuid not null default app_shop_id() references shops (id),
-  sale_id uuid not null references sales (id),
+  -- Deferred: sale_record writes the lines first and the sale, with its receipt number, last.
+  sale_id uuid not null references sales (id) deferrable initially deferred,
   line_no integer not null,
   product_id uuid references products (id),
   variant_id uuid references variants (id),
@@ -148,7 +149,7 @@ revoke delete on sale_items from pos_app;
 create table sale_payments (
   id uuid primary key default gen_random_uuid(),
   shop_id uuid not null default app_shop_id() references shops (id),
-  sale_id uuid not null references sales (id),
+  sale_id uuid not null references sales (id) deferrable initially deferred,
   kind text not null check (kind in ('payment', 'change', 'refund', 'void')),
   method text not null check (method in ('cash', 'carrier1_momo', 'carrier2_money', 'card', 'bank', 'credit')),
   -- Signed as seen from the drawer: payments positive, change, refunds and void reversals negative.
@@ -189,7 +190,9 @@ create table refund_items (
   sale_item_id uuid not null references sale_items (id),
   quantity numeric(14, 3) not null check (quantity > 0),
   total_xaf bigint not null,
-  vat_xaf bigint not null
+  vat_xaf bigint not null,
+  -- The goods back at cost; the last unit of a line takes the remainder, like its total.
+  cost_xaf bigint not null default 0
 );
 create index refund_items_refund_idx on refund_items (refund_id);
 alter table refund_items enable row level security;

@@ -23,6 +23,14 @@ begin
   return taken;
 end $$;
 
+-- Whether any shop has a sale with this id. Row-level security hides other shops' sales, but ids are
+-- unique across shops: a till that reuses one must get a 409, not collide halfway through. It tells
+-- only whether a random UUID is taken.
+create function sale_id_taken(p_id uuid) returns boolean
+  language sql stable security definer
+  set search_path = pg_catalog, public
+  as $$ select exists (select 1 from sales where id = p_id) $$;
+
 -- Records a sale. p_sale: {id, customer_id, device_id, note, redeem_points, created_at, request_hash,
 -- items: [{product_id, variant_id, name, quantity, unit_price_xaf, discount_xaf, vat_rate}],
 -- payments: [{method, amount_xaf, reference}]}. p_offline: a sale made on a till without connection,
@@ -80,6 +88,9 @@ begin
       return jsonb_build_object('id', the_sale, 'replayed', true);
     end if;
     perform raise_app_error(409, 'idempotency_conflict', 'A sale with this id was already recorded with other details.');
+  end if;
+  if sale_id_taken(the_sale) then
+    perform raise_app_error(409, 'idempotency_conflict', 'This sale id is already taken.');
   end if;
   select * into shop from shops where id = app_shop_id();
 
@@ -223,15 +234,7 @@ begin
     end loop;
   end if;
 
-  insert into receipt_counters (shop_id, last_no) values (app_shop_id(), 1)
-  on conflict (shop_id) do update set last_no = receipt_counters.last_no + 1
-  returning last_no into receipt;
   open_shift := current_shift_id();
-
-  insert into sales (id, receipt_no, customer_id, device_id, shift_id, note, subtotal_xaf, discount_xaf, vat_xaf, total_xaf,
-                     paid_xaf, change_xaf, credit_xaf, points_redeemed, offline, request_hash, created_at)
-  values (the_sale, receipt, customer.id, (p_sale ->> 'device_id')::uuid, open_shift, p_sale ->> 'note', subtotal, discounts,
-          vat_total, total, paid, change, credit, redeem, p_offline, p_sale ->> 'request_hash', occurred_at);
 
   for item in select value as v, ordinality::int as line_no from jsonb_array_elements(lines) with ordinality loop
     insert into sale_items (sale_id, line_no, product_id, variant_id, name, quantity, unit_price_xaf, discount_xaf, promotion_id,
@@ -263,7 +266,6 @@ begin
 
   if customer.id is not null then
     earned := loyalty_earn_for_sale(customer.id, the_sale, total - credit);
-    update sales set points_earned = earned where id = the_sale;
   end if;
 
   -- The journal: money in (net of change) and the customer's account against sales and VAT collected;
@@ -279,14 +281,26 @@ begin
   end loop;
   journal := journal || jsonb_build_array(jsonb_build_object('account', '701', 'credit_xaf', total - vat_total),
                                           jsonb_build_object('account', '4431', 'credit_xaf', vat_total));
-  perform journal_post('sale', the_sale, 'Sale ' || receipt, journal);
-  perform journal_post_stock_change('sale', the_sale, 'Sale ' || receipt || ' at cost', -cost_value);
+  perform journal_post('sale', the_sale, 'Sale', journal);
+  perform journal_post_stock_change('sale', the_sale, 'Sale at cost', -cost_value);
 
   if customer.email is not null then
     perform enqueue_job('sale__email_receipt',
       jsonb_build_object('sale_id', the_sale, 'shop_id', app_shop_id(), 'email', customer.email, 'locale', shop.locale),
       'sale_receipt:' || the_sale);
   end if;
+
+  -- The receipt number last: its counter row stays locked until commit (that is what makes numbers
+  -- gap-free), so every other sale of the shop waits on it; the shorter that wait, the more sales a
+  -- shop's tills get through at once. The lines and payments above refer to this row through
+  -- deferred foreign keys.
+  insert into receipt_counters (shop_id, last_no) values (app_shop_id(), 1)
+  on conflict (shop_id) do update set last_no = receipt_counters.last_no + 1
+  returning last_no into receipt;
+  insert into sales (id, receipt_no, customer_id, device_id, shift_id, note, subtotal_xaf, discount_xaf, vat_xaf, total_xaf,
+                     paid_xaf, change_xaf, credit_xaf, points_earned, points_redeemed, offline, request_hash, created_at)
+  values (the_sale, receipt, customer.id, (p_sale ->> 'device_id')::uuid, open_shift, p_sale ->> 'note', subtotal, discounts,
+          vat_total, total, paid, change, credit, earned, redeem, p_offline, p_sale ->> 'request_hash', occurred_at);
   return jsonb_build_object('id', the_sale, 'replayed', false);
 end $$;
 
@@ -360,6 +374,8 @@ declare
   part_vat bigint;
   already_total bigint;
   already_vat bigint;
+  already_cost bigint;
+  part_cost bigint;
   cost_value bigint := 0;
   open_shift uuid;
 begin
@@ -388,22 +404,26 @@ begin
         format('Only %s of this item are left to refund.', item.quantity - item.refunded_quantity), 'items.' || request.i || '.quantity');
     end if;
     if request.quantity = item.quantity - item.refunded_quantity then
-      select coalesce(sum(ri.total_xaf), 0), coalesce(sum(ri.vat_xaf), 0) into already_total, already_vat
+      select coalesce(sum(ri.total_xaf), 0), coalesce(sum(ri.vat_xaf), 0), coalesce(sum(ri.cost_xaf), 0)
+        into already_total, already_vat, already_cost
         from refund_items ri where ri.sale_item_id = item.id;
       part_total := item.total_xaf - already_total;
       part_vat := item.vat_xaf - already_vat;
+      part_cost := round(item.quantity * item.cost_xaf)::bigint - already_cost;
     else
       part_total := round(item.total_xaf * request.quantity / item.quantity)::bigint;
       part_vat := round(item.vat_xaf * request.quantity / item.quantity)::bigint;
+      part_cost := round(request.quantity * item.cost_xaf)::bigint;
     end if;
-    insert into refund_items (refund_id, sale_item_id, quantity, total_xaf, vat_xaf) values (refund_id, item.id, request.quantity, part_total, part_vat);
+    insert into refund_items (refund_id, sale_item_id, quantity, total_xaf, vat_xaf, cost_xaf)
+    values (refund_id, item.id, request.quantity, part_total, part_vat, part_cost);
     update sale_items set refunded_quantity = refunded_quantity + request.quantity where id = item.id;
     refunded_total := refunded_total + part_total;
     refunded_vat := refunded_vat + part_vat;
     if exists (select 1 from products p where p.id = item.product_id and p.deleted_at is null and p.tracked)
        and (item.variant_id is null or exists (select 1 from variants v where v.id = item.variant_id and v.deleted_at is null)) then
       perform stock_move(item.product_id, item.variant_id, 'refund', request.quantity, p_reason, 'sale', p_sale_id);
-      cost_value := cost_value + round(request.quantity * item.cost_xaf)::bigint;
+      cost_value := cost_value + part_cost;
     end if;
   end loop;
 
@@ -424,7 +444,8 @@ begin
   perform journal_post_stock_change('sale_refund', refund_id, 'Refund of sale ' || sale.receipt_no || ' at cost', cost_value);
 
   if sale.total_xaf > 0 then
-    perform loyalty_reverse_for_sale(p_sale_id, refunded_total::numeric / sale.total_xaf);
+    perform loyalty_reverse_for_sale(p_sale_id,
+      (select sum(total_xaf) from refunds where sale_id = p_sale_id)::numeric / sale.total_xaf);
   end if;
   update sales set status = case when exists (select 1 from sale_items where sale_id = p_sale_id and refunded_quantity < quantity)
                                  then 'partially_refunded' else 'refunded' end

@@ -1,0 +1,219 @@
+/**
+ * What the benchmarks share: a throw-away database `pos_bench_<random>` on DATABASE_URL's server
+ * (default postgres://postgres@127.0.0.1:5432/postgres; the role must be able to create databases,
+ * roles and extensions), migrated with db/migrate.ts; the real app (createApp + serveNode on a free
+ * port) connected as pos_app; pos_app's password put back and the database dropped at the end, also
+ * on failure or Ctrl-C; small HTTP and statistics helpers.
+ */
+import { randomBytes } from 'node:crypto';
+import postgres from 'postgres';
+import { createApp } from '../api/app.ts';
+import { loadConfig } from '../api/config.ts';
+import { APP_DB_ROLE, createSql, type Sql } from '../api/db.ts';
+import { deriveSecret } from '../api/lib/secrets.ts';
+import { createLogger } from '../api/logger.ts';
+import { nodeClientAddress, serveNode, type HttpServer } from '../api/server.ts';
+import { migrate } from '../db/migrate.ts';
+
+export const SERVER_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
+/** The benches' own key: the app role's password is derived from it as tests/run.ts does from its key. */
+export const BENCH_APP_KEY = 'bench-app-key-0123456789abcdef0123456789abcdef';
+export const PASSWORD = 'bench-password-1234';
+
+export function databaseUrl(serverUrl: string, database: string, user?: { name: string; password: string }): string {
+  const url = new URL(serverUrl);
+  url.pathname = `/${database}`;
+  if (user) {
+    url.username = user.name;
+    url.password = user.password;
+  }
+  return url.toString();
+}
+
+/** Nearest-rank percentile of sorted samples. */
+export const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length, Math.max(1, Math.ceil((p / 100) * sorted.length))) - 1]!;
+
+export interface Timing {
+  median: number;
+  p99: number;
+  min: number;
+  max: number;
+}
+
+export function summarize(samples: number[]): Timing {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return {
+    median: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+    min: sorted[0]!,
+    max: sorted[sorted.length - 1]!,
+  };
+}
+
+export const ms = (value: number) => `${value.toFixed(1)} ms`;
+export const count = (value: number) => value.toLocaleString('en-US');
+export const say = (line = '') => process.stdout.write(`${line}\n`);
+const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/** A JSON request to the API; the body parsed (null when empty). */
+export async function request(baseUrl: string, method: string, path: string, options: { token?: string; body?: unknown } = {}) {
+  const headers: Record<string, string> = {};
+  if (options.token) headers.authorization = `Bearer ${options.token}`;
+  if (options.body !== undefined) headers['content-type'] = 'application/json';
+  const response = await fetch(`${baseUrl}/api/v1${path}`, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) });
+  const text = await response.text();
+  return { status: response.status, body: text ? (JSON.parse(text) as any) : null };
+}
+
+export async function register(baseUrl: string, shopName: string, email: string): Promise<{ shopId: string; userId: string }> {
+  const reply = await request(baseUrl, 'POST', '/auth/register', {
+    body: { shop_name: shopName, owner_name: 'Bench Owner', owner_email: email, password: PASSWORD, city: 'Douala' },
+  });
+  if (reply.status !== 201) throw new Error(`register failed: ${reply.status} ${JSON.stringify(reply.body)}`);
+  return { shopId: reply.body.data.shop.id, userId: reply.body.data.user.id };
+}
+
+export async function login(baseUrl: string, email: string, deviceName = 'Bench'): Promise<{ token: string; userId: string }> {
+  const reply = await request(baseUrl, 'POST', '/auth/login', { body: { email, password: PASSWORD, device_name: deviceName } });
+  if (reply.status !== 200) throw new Error(`login failed: ${reply.status} ${JSON.stringify(reply.body)}`);
+  return { token: reply.body.data.token as string, userId: reply.body.data.user.id as string };
+}
+
+/** The real app, served on a free port of 127.0.0.1, connected as pos_app. */
+export interface RunningApp {
+  baseUrl: string;
+  sql: Sql;
+  server: HttpServer;
+  /** Stops the server, then closes its pool (also done at cleanup). */
+  stop(): Promise<void>;
+}
+
+/**
+ * One benchmark run: its throw-away database, what must be closed before the database is dropped,
+ * and the clean-up that runs once, at the end, on failure or on SIGINT / SIGTERM.
+ */
+export class BenchRun {
+  readonly database = `pos_bench_${randomBytes(6).toString('hex')}`;
+  readonly ownerUrl = databaseUrl(SERVER_URL, this.database);
+  readonly appRolePassword = deriveSecret(BENCH_APP_KEY, `database role ${APP_DB_ROLE}`).toString('hex');
+  readonly appUrl = databaseUrl(SERVER_URL, this.database, { name: APP_DB_ROLE, password: this.appRolePassword });
+  /** True once a signal asked the run to stop: the failure that follows is not reported. */
+  interrupted = false;
+  private created = false;
+  /** pos_app's password hash before the bench changed it (the role is shared by every database of the server). */
+  private savedRolePassword: { exists: boolean; password: string | null; readable: boolean } | undefined;
+  private readonly closers: (() => unknown)[] = [];
+  private cleaning: Promise<void> | undefined;
+
+  constructor(private readonly name: string) {
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+      process.on(signal, () => {
+        if (this.interrupted) return;
+        this.interrupted = true;
+        // Work still in flight fails as its connections close: that must not end the process
+        // before the database is dropped and pos_app's password put back.
+        process.on('unhandledRejection', () => {});
+        process.stderr.write(`\n${signal}: dropping ${this.database}\n`);
+        void this.cleanup().then(() => process.exit(130));
+      });
+    }
+  }
+
+  /** Runs at cleanup, in the order given, before pos_app's password is restored and the database dropped. */
+  closeAtEnd(close: () => unknown): void {
+    this.closers.push(close);
+  }
+
+  /**
+   * Creates the database and migrates it. migrate() sets pos_app's password, and the role is the
+   * server's, not the database's: its current hash is kept to be put back at the end (pg_authid is
+   * readable by a superuser only; `note` is told when it cannot be).
+   */
+  async createAndMigrate(note: (line: string) => void = say): Promise<void> {
+    const admin = postgres(SERVER_URL, { max: 1, onnotice: () => {} });
+    try {
+      try {
+        const [role] = await admin<{ rolpassword: string | null }[]>`select rolpassword from pg_authid where rolname = ${APP_DB_ROLE}`;
+        this.savedRolePassword = { exists: role !== undefined, password: role?.rolpassword ?? null, readable: true };
+      } catch {
+        this.savedRolePassword = { exists: true, password: null, readable: false };
+        note(`  note         cannot read pg_authid: ${APP_DB_ROLE}'s password stays the bench's after the run`);
+      }
+      await admin.unsafe(`create database "${this.database}"`);
+      this.created = true;
+    } finally {
+      await admin.end();
+    }
+    await migrate(this.ownerUrl, { appRolePassword: this.appRolePassword });
+  }
+
+  /**
+   * Starts the real app on a free port as pos_app, with a pool of `poolMax` connections, and checks
+   * that it is bound by row-level security (pos_app, no BYPASSRLS, no superuser).
+   */
+  async startApp(options: { poolMax: number; applicationName: string }): Promise<RunningApp> {
+    const config = loadConfig({
+      ...process.env,
+      DATABASE_URL: this.ownerUrl,
+      APP_KEY: BENCH_APP_KEY,
+      BCRYPT_ROUNDS: '4',
+      PORT: '0',
+      LOG_LEVEL: 'silent',
+      DB_POOL_MAX: String(options.poolMax),
+    });
+    const sql = createSql(this.appUrl, { max: options.poolMax, applicationName: options.applicationName });
+    let server: HttpServer | undefined;
+    let stopping: Promise<void> | undefined;
+    const stop = () =>
+      (stopping ??= (async () => {
+        try {
+          await server?.close();
+        } finally {
+          await sql.end({ timeout: 1 });
+        }
+      })());
+    this.closeAtEnd(stop);
+    const app = createApp({ config, sql, appKey: BENCH_APP_KEY, log: createLogger('silent'), clientAddress: nodeClientAddress });
+    server = await serveNode(app, 0, '127.0.0.1');
+    const [whoami] = await sql<{ user: string; rls: boolean }[]>`select current_user as user, (select rolbypassrls or rolsuper from pg_roles where rolname = current_user) as rls`;
+    if (whoami!.user !== APP_DB_ROLE || whoami!.rls) throw new Error(`the app must connect as ${APP_DB_ROLE} without BYPASSRLS, not ${whoami!.user}`);
+    return { baseUrl: `http://127.0.0.1:${server.port}`, sql, server, stop };
+  }
+
+  /** Closes what was opened, puts pos_app's password back and drops the database; once. */
+  cleanup(): Promise<void> {
+    this.cleaning ??= (async () => {
+      const attempt = async (step: () => unknown) => {
+        try {
+          await step();
+        } catch (error) {
+          process.stderr.write(`cleanup: ${errorText(error)}\n`);
+        }
+      };
+      for (const close of this.closers) await attempt(close);
+      const admin = postgres(SERVER_URL, { max: 1, onnotice: () => {} });
+      const saved = this.savedRolePassword;
+      if (saved?.exists && saved.readable) {
+        // An already-hashed password (SCRAM or md5) is stored as given: the role is left as it was found.
+        await attempt(() => admin.unsafe(`alter role ${APP_DB_ROLE} password ${saved.password === null ? 'null' : `'${saved.password.replace(/'/g, "''")}'`}`));
+      }
+      if (this.created) await attempt(() => admin.unsafe(`drop database if exists "${this.database}" with (force)`));
+      await attempt(() => admin.end({ timeout: 1 }));
+    })();
+    return this.cleaning;
+  }
+
+  /** Runs `main`, cleans up whatever happened, and exits: 0 when `main` succeeded, 1 otherwise. */
+  async run(main: () => Promise<void>): Promise<never> {
+    let exitCode = 0;
+    try {
+      await main();
+    } catch (error) {
+      exitCode = 1;
+      if (!this.interrupted) process.stderr.write(`${this.name} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    } finally {
+      await this.cleanup();
+    }
+    process.exit(exitCode);
+  }
+}
