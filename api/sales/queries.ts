@@ -68,9 +68,14 @@ export async function refundSale(tx: Tx, id: string, refund: { method: string; r
   return row!.id;
 }
 
-/** Points the sale would have earned, credited to a card shown after paying (loyalty_attribute: once per sale). */
+/**
+ * Points the sale would have earned, credited to a card shown after paying (loyalty_attribute: once
+ * per sale): on what was paid and not refunded since.
+ */
 export async function attributeLoyalty(tx: Tx, sale: SaleRecord, customerId: string): Promise<number> {
-  const [row] = await tx<{ points: number }[]>`select loyalty_attribute(${customerId}, ${sale.id}, ${sale.total_xaf - sale.credit_xaf}) as points`;
+  const refunded = sale.refunds.reduce((sum, refund) => sum + refund.total_xaf, 0);
+  const base = Math.max(0, sale.total_xaf - sale.credit_xaf - refunded);
+  const [row] = await tx<{ points: number }[]>`select loyalty_attribute(${customerId}, ${sale.id}, ${base}) as points`;
   return row!.points;
 }
 

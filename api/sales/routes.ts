@@ -93,7 +93,9 @@ const attribute = createRoute({
   path: '/sales/{sale_id}/attribute-loyalty',
   tags,
   summary: 'Credit the points of a paid sale to a loyalty card shown afterwards (any shop user)',
-  description: 'Once per sale (409 `loyalty_already_attributed`); the sale itself is not rewritten. A sale made for another customer is a 409 `sale_has_customer`; an unknown card a 422 on `card_no`.',
+  description:
+    'Once per sale (409 `loyalty_already_attributed`), on what was paid and not refunded; the sale itself is not rewritten. ' +
+    'A sale made for another customer is a 409 `sale_has_customer`, a voided one `sale_already_voided`, a fully refunded one `sale_refunded`; an unknown card a 422 on `card_no`.',
   security: bearer,
   middleware: [...cashiers, requireActiveSubscription],
   request: { params: SaleParam, body: jsonBody(AttributeLoyaltyBody) },
@@ -143,6 +145,7 @@ export const saleRoutes = newRouter()
       throw errors.conflict('sale_has_customer', 'This sale was made for another customer.');
     }
     if (sale.status === 'voided') throw errors.conflict('sale_already_voided', 'This sale is voided.');
+    if (sale.status === 'refunded') throw errors.conflict('sale_refunded', 'This sale was refunded in full: it earns no points.');
     const points = await attributeLoyalty(tx, sale, customer.id);
     return c.json({ data: { customer: (await findCustomer(tx, customer.id))!, points_earned: points } }, 200);
   });

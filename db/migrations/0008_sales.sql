@@ -158,6 +158,11 @@ begin
       'promotion_id', priced.promotion_id, 'promotion_discount_xaf', priced.discount_xaf,
       'net_xaf', priced.gross_xaf - priced.line_discount_xaf - priced.discount_xaf));
   end loop;
+  -- Each line fits a bigint (quantities and prices are bounded), but 500 of them may not: a sale
+  -- beyond a quadrillion XAF is refused rather than overflowing the ledger.
+  if (select sum((value ->> 'gross_xaf')::numeric) from jsonb_array_elements(lines)) > 1000000000000000 then
+    perform raise_app_error(422, 'validation_failed', 'The sale is too large to record.', 'items');
+  end if;
   select coalesce(sum((value ->> 'net_xaf')::bigint), 0) into net_total from jsonb_array_elements(lines);
 
   -- Redeemed points: their value comes off the lines pro rata (the last line takes the remainder).
