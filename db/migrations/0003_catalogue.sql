@@ -59,7 +59,8 @@ create trigger products_stamp before update on products for each row execute fun
 alter table products enable row level security;
 create policy products_tenant on products using (shop_id = app_shop_id()) with check (shop_id = app_shop_id());
 
-create function products_set_search_name() returns trigger
+-- Keeps a table's search_name the searchable form of its name (products here, customers later).
+create function set_search_name() returns trigger
   language plpgsql
   as $$
 begin
@@ -67,7 +68,7 @@ begin
   return new;
 end $$;
 create trigger products_search_name before insert or update of name on products
-  for each row execute function products_set_search_name();
+  for each row execute function set_search_name();
 
 -- Products of the caller's shop whose accent-free name contains p_pattern (a LIKE pattern, already
 -- escaped). Row-level security keeps a non-leakproof operator such as LIKE from being an index

@@ -30,15 +30,8 @@ create trigger customers_stamp before update on customers for each row execute f
 alter table customers enable row level security;
 create policy customers_tenant on customers using (shop_id = app_shop_id()) with check (shop_id = app_shop_id());
 
-create function customers_set_search_name() returns trigger
-  language plpgsql
-  as $$
-begin
-  new.search_name := search_text(new.name);
-  return new;
-end $$;
 create trigger customers_search_name before insert or update of name on customers
-  for each row execute function customers_set_search_name();
+  for each row execute function set_search_name();
 
 -- p_text with LIKE's wildcards taken literally.
 create function like_escape(p_text text) returns text
