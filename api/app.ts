@@ -9,6 +9,7 @@ import { categoryRoutes } from './categories/routes.ts';
 import { creditRoutes } from './credit/routes.ts';
 import { customerRoutes } from './customers/routes.ts';
 import { dashboardRoutes } from './dashboard/routes.ts';
+import { deviceRoutes } from './devices/routes.ts';
 import { docsRoutes } from './docs/routes.ts';
 import type { AppEnv, Deps } from './env.ts';
 import { errors, handleError } from './errors.ts';
@@ -108,7 +109,8 @@ export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
     .route('/', saleRoutes)
     .route('/', receiptRoutes)
     .route('/', shiftRoutes)
-    .route('/', expenseRoutes);
+    .route('/', expenseRoutes)
+    .route('/', deviceRoutes);
 
   app.route('/', healthRoutes);
   app.route('/', docsRoutes);

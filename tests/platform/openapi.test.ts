@@ -93,6 +93,11 @@ t.test('every operation built so far is documented under /api/v1', async (t) => 
     ['/api/v1/expenses', 'get'],
     ['/api/v1/expenses', 'post'],
     ['/api/v1/expenses/{expense_id}', 'delete'],
+    ['/api/v1/device-pairings', 'post'],
+    ['/api/v1/device-pairings/{code}', 'get'],
+    ['/api/v1/device-pairings/{code}/claim', 'post'],
+    ['/api/v1/devices', 'get'],
+    ['/api/v1/devices/{id}', 'delete'],
     ['/healthz', 'get'],
     ['/readyz', 'get'],
   ];
