@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { ListQuery, Money, optionalText, Timestamp, Uuid } from '../schemas.ts';
+import { ListQuery, Money, optionalText, QueryBoolean, Timestamp, Uuid } from '../schemas.ts';
 
 export const CardNo = z.string().trim().min(1).max(60);
 
@@ -44,7 +44,7 @@ export const CustomerListQuery = ListQuery.extend({
     param: { name: 'q', in: 'query' },
     description: 'Accent-insensitive name, phone prefix, or exact card number. Empty: no filter.',
   }),
-  owing: z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1').optional().openapi({
+  owing: QueryBoolean.optional().openapi({
     param: { name: 'owing', in: 'query' },
     description: 'Only customers who owe (true) or owe nothing (false).',
   }),
