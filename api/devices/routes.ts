@@ -1,6 +1,7 @@
 import { randomInt } from 'node:crypto';
 import { createRoute, z } from '@hono/zod-openapi';
 import { errors } from '../errors.ts';
+import { SINGLE_PAGE } from '../lib/pagination.ts';
 import { randomToken, seal, sha256, unseal } from '../lib/secrets.ts';
 import { authenticate, requireActiveSubscription, requireRole } from '../middleware/auth.ts';
 import { limitPublicByAddress } from '../middleware/rate-limit.ts';
@@ -114,7 +115,7 @@ export const deviceRoutes = newRouter()
     if (!deviceId) throw errors.pairingNotFound();
     return c.json({ data: (await findDevice(c.var.tx, deviceId))! }, 201);
   })
-  .openapi(list, async (c) => c.json({ data: await listDevices(c.var.tx), meta: { next_cursor: null } }, 200))
+  .openapi(list, async (c) => c.json({ data: await listDevices(c.var.tx), meta: SINGLE_PAGE }, 200))
   .openapi(remove, async (c) => {
     if (!(await revokeDevice(c.var.tx, c.req.valid('param').id))) throw errors.notFound();
     return c.body(null, 204);

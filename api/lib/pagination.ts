@@ -48,3 +48,6 @@ export function page<T>(rows: T[], limit: number, keyOf: (row: T) => CursorKey):
   const kept = rows.slice(0, limit);
   return { rows: kept, nextCursor: encodeCursor(keyOf(kept[kept.length - 1]!)) };
 }
+
+/** The meta of a list that always fits one page (a product's axes, a shop's tiers or devices). */
+export const SINGLE_PAGE = { next_cursor: null } as const;

@@ -1,5 +1,6 @@
 import type { z } from '@hono/zod-openapi';
 import type { Tx } from '../db.ts';
+import { CURSOR_AT } from '../lib/pagination.ts';
 import type { LoyaltyReport, TierRecord } from './schemas.ts';
 
 const iso = (date: Date) => date.toISOString();
@@ -31,7 +32,7 @@ export async function correctPoints(tx: Tx, customerId: string, delta: number, r
 
 export async function pointsHistory(tx: Tx, customerId: string, limit: number, before: readonly [string, string] | null): Promise<EntryRow[]> {
   return tx<EntryRow[]>`
-    select ${tx(ENTRY_COLUMNS)}, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as cursor_at
+    select ${tx(ENTRY_COLUMNS)}, ${tx.unsafe(CURSOR_AT('created_at'))} as cursor_at
       from loyalty_points
      where customer_id = ${customerId}
        ${before ? tx`and (created_at, id) < (${before[0]}::text::timestamptz, ${before[1]}::uuid)` : tx``}

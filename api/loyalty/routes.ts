@@ -5,7 +5,7 @@ import { CustomerRecord } from '../customers/schemas.ts';
 import type { AppEnv } from '../env.ts';
 import { errors, invalidField } from '../errors.ts';
 import { code128Svg } from '../lib/code128.ts';
-import { CursorAt, decodeCursor, page } from '../lib/pagination.ts';
+import { CursorAt, decodeCursor, page, SINGLE_PAGE } from '../lib/pagination.ts';
 import { authenticate, requireActiveSubscription, requireRole } from '../middleware/auth.ts';
 import { newRouter } from '../router.ts';
 import { bearer, jsonBody, jsonResponse, many, one, pickErrors, Uuid } from '../schemas.ts';
@@ -116,8 +116,6 @@ const report = createRoute({
   responses: { 200: jsonResponse('The report.', one(LoyaltyReport)), ...pickErrors(401, 403, 422) },
 });
 
-const noMorePages = { next_cursor: null };
-
 export const loyaltyRoutes = newRouter()
   .openapi(registerCard, async (c) => {
     const { card_no, customer_id, name } = c.req.valid('json');
@@ -167,8 +165,8 @@ export const loyaltyRoutes = newRouter()
     const { rows, nextCursor } = page(await pointsHistory(c.var.tx, customer_id, limit, before), limit, (row) => [row.cursor_at, row.id]);
     return c.json({ data: rows.map(toEntry), meta: { next_cursor: nextCursor } }, 200);
   })
-  .openapi(getTiers, async (c) => c.json({ data: await listTiers(c.var.tx), meta: noMorePages }, 200))
-  .openapi(putTiers, async (c) => c.json({ data: await replaceTiers(c.var.tx, c.req.valid('json').tiers), meta: noMorePages }, 200))
+  .openapi(getTiers, async (c) => c.json({ data: await listTiers(c.var.tx), meta: SINGLE_PAGE }, 200))
+  .openapi(putTiers, async (c) => c.json({ data: await replaceTiers(c.var.tx, c.req.valid('json').tiers), meta: SINGLE_PAGE }, 200))
   .openapi(report, async (c) => {
     const { from, to } = c.req.valid('query');
     return c.json({ data: await loyaltyReport(c.var.tx, from, to) }, 200);

@@ -1,5 +1,6 @@
 import type postgres from 'postgres';
 import type { Tx } from '../db.ts';
+import { CURSOR_AT } from '../lib/pagination.ts';
 import { errors, onUniqueViolation } from '../errors.ts';
 import type {
   CreateProductBody,
@@ -95,8 +96,6 @@ export interface ProductFilters {
   low_stock?: boolean;
 }
 
-const escapeLike = (text: string) => text.replace(/[\\%_]/g, (ch) => `\\${ch}`);
-
 /**
  * One page of products by name. With `q`, a product matches when `q` is exactly one of its (or its
  * variants') SKUs or barcodes — one lookup in catalogue_codes, so a scan resolves in this one query,
@@ -115,7 +114,7 @@ export async function listProducts(
         select product_id as id from catalogue_codes
          where shop_id = app_shop_id() and kind in ('sku', 'barcode') and code = ${q}
         union
-        select id from products_matching_name(${escapeLike(q)})
+        select id from products_matching_name(${q})
       ) m on m.id = p.id`
     : tx``;
   const scanned = q
@@ -198,7 +197,7 @@ export async function deleteOption(tx: Tx, productId: string, optionId: string):
 
 export async function listVariants(tx: Tx, productId: string, limit: number, after: readonly [string, string] | null): Promise<(VariantRow & { cursor_at: string })[]> {
   return tx<(VariantRow & { cursor_at: string })[]>`
-    select ${tx(VARIANT_COLUMNS)}, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as cursor_at
+    select ${tx(VARIANT_COLUMNS)}, ${tx.unsafe(CURSOR_AT('created_at'))} as cursor_at
       from variants
      where product_id = ${productId} and deleted_at is null
        ${after ? tx`and (created_at, id) > (${after[0]}::text::timestamptz, ${after[1]}::uuid)` : tx``}

@@ -4,7 +4,7 @@ import { categoryExists } from '../categories/queries.ts';
 import type { Tx } from '../db.ts';
 import type { AppEnv } from '../env.ts';
 import { errors, invalidField } from '../errors.ts';
-import { CursorAt, decodeCursor, page } from '../lib/pagination.ts';
+import { CursorAt, decodeCursor, page, SINGLE_PAGE } from '../lib/pagination.ts';
 import { authenticate, requireActiveSubscription, requireRole } from '../middleware/auth.ts';
 import { newRouter } from '../router.ts';
 import { bearer, IdParam, jsonBody, jsonResponse, ListQuery, many, one, pickErrors, Uuid } from '../schemas.ts';
@@ -266,8 +266,6 @@ function assertMayHaveVariants(product: Product): void {
   }
 }
 
-const noMorePages = { next_cursor: null };
-
 export const productRoutes = newRouter()
   .openapi(listProductsRoute, async (c) => {
     const { limit, cursor, ...filters } = c.req.valid('query');
@@ -307,12 +305,12 @@ export const productRoutes = newRouter()
   .openapi(listOptionsRoute, async (c) => {
     const { product_id } = c.req.valid('param');
     if (!(await findProduct(c.var.tx, product_id))) throw errors.notFound();
-    return c.json({ data: await listOptions(c.var.tx, product_id), meta: noMorePages }, 200);
+    return c.json({ data: await listOptions(c.var.tx, product_id), meta: SINGLE_PAGE }, 200);
   })
   .openapi(replaceOptionsRoute, async (c) => {
     const { product_id } = c.req.valid('param');
     await lockedProduct(c.var.tx, product_id);
-    return c.json({ data: await replaceOptions(c.var.tx, product_id, c.req.valid('json').options), meta: noMorePages }, 200);
+    return c.json({ data: await replaceOptions(c.var.tx, product_id, c.req.valid('json').options), meta: SINGLE_PAGE }, 200);
   })
   .openapi(deleteOptionRoute, async (c) => {
     const { product_id, option_id } = c.req.valid('param');
@@ -325,7 +323,7 @@ export const productRoutes = newRouter()
     const product = await lockedProduct(c.var.tx, product_id);
     assertMayHaveVariants(product);
     const price = c.req.valid('json').default_price_xaf ?? product.price_xaf;
-    return c.json({ data: await generateVariants(c.var.tx, product_id, price, MAX_GENERATED_VARIANTS), meta: noMorePages }, 200);
+    return c.json({ data: await generateVariants(c.var.tx, product_id, price, MAX_GENERATED_VARIANTS), meta: SINGLE_PAGE }, 200);
   })
   .openapi(listVariantsRoute, async (c) => {
     const { product_id } = c.req.valid('param');
@@ -380,5 +378,5 @@ export const productRoutes = newRouter()
       categoryId: body.product_ids ? null : (body.category_id ?? null),
       includeVariants: body.include_variants ?? false,
     });
-    return c.json({ data: assignments, meta: noMorePages }, 200);
+    return c.json({ data: assignments, meta: SINGLE_PAGE }, 200);
   });

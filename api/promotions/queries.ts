@@ -1,4 +1,5 @@
 import type { Tx } from '../db.ts';
+import { CURSOR_AT } from '../lib/pagination.ts';
 import type { PromotionFields, PromotionRecord } from './schemas.ts';
 
 interface PromotionRow extends Omit<PromotionRecord, 'scope' | 'starts_at' | 'ends_at' | 'created_at' | 'updated_at'> {
@@ -37,7 +38,7 @@ export async function findPromotion(tx: Tx, id: string, lock = false): Promise<P
 
 export async function listPromotions(tx: Tx, active: boolean | undefined, limit: number, after: readonly [string, string] | null) {
   return tx<(PromotionRow & { cursor_at: string })[]>`
-    select ${tx(COLUMNS)}, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as cursor_at
+    select ${tx(COLUMNS)}, ${tx.unsafe(CURSOR_AT('created_at'))} as cursor_at
       from promotions
      where shop_id = app_shop_id() and deleted_at is null
        ${active !== undefined ? tx`and active = ${active}` : tx``}

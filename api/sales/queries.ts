@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Tx } from '../db.ts';
+import { CURSOR_AT } from '../lib/pagination.ts';
 import type { CreateSaleBody, ReceiptInput, SaleRecord } from './schemas.ts';
 
 /** A stable fingerprint of a request body: keys sorted, so the same sale sent twice hashes the same. */
@@ -45,7 +46,7 @@ export interface SaleFilters {
 /** Sales newest first; days are the shop's calendar days. */
 export async function listSales(tx: Tx, filters: SaleFilters, limit: number, before: readonly [string, string] | null) {
   return tx<{ sale: SaleRecord; cursor_at: string; id: string }[]>`
-    select s.id, sale_json(s.id) as sale, to_char(s.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as cursor_at
+    select s.id, sale_json(s.id) as sale, ${tx.unsafe(CURSOR_AT('s.created_at'))} as cursor_at
       from sales s join shops sh on sh.id = s.shop_id
      where s.shop_id = app_shop_id()
        ${filters.from ? tx`and (s.created_at at time zone sh.timezone)::date >= ${filters.from}::date` : tx``}

@@ -70,18 +70,22 @@ end $$;
 create trigger products_search_name before insert or update of name on products
   for each row execute function set_search_name();
 
--- Products of the caller's shop whose accent-free name contains p_pattern (a LIKE pattern, already
--- escaped). Row-level security keeps a non-leakproof operator such as LIKE from being an index
+-- p_text with LIKE's wildcards taken literally.
+create function like_escape(p_text text) returns text
+  language sql immutable parallel safe
+  as $$ select replace(replace(replace(p_text, '\', '\\'), '%', '\%'), '_', '\_') $$;
+
+-- Products of the caller's shop whose accent-free name contains p_text (as typed). Row-level security keeps a non-leakproof operator such as LIKE from being an index
 -- condition, so the trigram index would never be used under the app role: this runs as the owner
 -- and filters on the caller's shop itself.
-create function products_matching_name(p_pattern text)
+create function products_matching_name(p_text text)
   returns table (id uuid)
   language sql stable security definer
   set search_path = pg_catalog, public
   as $$
     select p.id from products p
      where p.shop_id = app_shop_id() and p.deleted_at is null
-       and p.search_name like '%' || search_text(p_pattern) || '%'
+       and p.search_name like '%' || search_text(like_escape(p_text)) || '%'
 $$;
 
 create table product_options (

@@ -33,11 +33,6 @@ create policy customers_tenant on customers using (shop_id = app_shop_id()) with
 create trigger customers_search_name before insert or update of name on customers
   for each row execute function set_search_name();
 
--- p_text with LIKE's wildcards taken literally.
-create function like_escape(p_text text) returns text
-  language sql immutable parallel safe
-  as $$ select replace(replace(replace(p_text, '\', '\\'), '%', '\%'), '_', '\_') $$;
-
 -- Customers of the caller's shop matching q (as typed): accent-free name containing it, phone
 -- starting with it, or exactly its card number. A SECURITY DEFINER function for the same reason as
 -- products_matching_name: under row-level security LIKE cannot use the indexes.
