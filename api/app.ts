@@ -24,6 +24,7 @@ import { newRouter } from './router.ts';
 import { shiftRoutes } from './shifts/routes.ts';
 import { shopRoutes } from './shop/routes.ts';
 import { stockRoutes } from './stock/routes.ts';
+import { syncRoutes } from './sync/routes.ts';
 import { userRoutes } from './users/routes.ts';
 import { installValidationMessages } from './validation.ts';
 
@@ -110,7 +111,8 @@ export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
     .route('/', receiptRoutes)
     .route('/', shiftRoutes)
     .route('/', expenseRoutes)
-    .route('/', deviceRoutes);
+    .route('/', deviceRoutes)
+    .route('/', syncRoutes);
 
   app.route('/', healthRoutes);
   app.route('/', docsRoutes);
@@ -121,6 +123,12 @@ export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
     scheme: 'bearer',
     bearerFormat: 'JWT',
     description: 'From POST /api/v1/auth/login or /auth/register.',
+  });
+  app.openAPIRegistry.registerComponent('securitySchemes', 'deviceAuth', {
+    type: 'apiKey',
+    in: 'header',
+    name: 'Authorization',
+    description: '`Device <token>`: the token a pairing hands to the device once (GET /api/v1/device-pairings/{code}).',
   });
   app.doc31('/openapi.json', {
     openapi: '3.1.0',

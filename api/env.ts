@@ -34,6 +34,8 @@ export interface AppEnv {
     deps: Deps;
     log: Logger;
     caller: Caller;
+    /** The till on `/device/sync/*` (device credentials); absent on bearer routes. */
+    device?: { id: string; shopId: string };
     /** The request's one transaction, with the caller's shop and user set. */
     tx: Tx;
   };

@@ -10,7 +10,7 @@ interface CategoryRow {
   updated_at: Date;
 }
 
-const COLUMNS = ['id', 'name', 'parent_id', 'sort_order', 'created_at', 'updated_at'] as const;
+export const CATEGORY_COLUMNS = ['id', 'name', 'parent_id', 'sort_order', 'created_at', 'updated_at'] as const;
 
 export function toCategoryRecord(row: CategoryRow): CategoryRecord {
   return { ...row, created_at: row.created_at.toISOString(), updated_at: row.updated_at.toISOString() };
@@ -26,13 +26,13 @@ export async function categoryExists(tx: Tx, id: string): Promise<boolean> {
 }
 
 export async function findCategory(tx: Tx, id: string): Promise<CategoryRecord | null> {
-  const [row] = await tx<CategoryRow[]>`select ${tx(COLUMNS)} from categories where id = ${id} and deleted_at is null`;
+  const [row] = await tx<CategoryRow[]>`select ${tx(CATEGORY_COLUMNS)} from categories where id = ${id} and deleted_at is null`;
   return row ? toCategoryRecord(row) : null;
 }
 
 export async function listCategories(tx: Tx, limit: number, after: readonly [number, string] | null): Promise<CategoryRow[]> {
   return tx<CategoryRow[]>`
-    select ${tx(COLUMNS)} from categories
+    select ${tx(CATEGORY_COLUMNS)} from categories
      where shop_id = app_shop_id() and deleted_at is null
        ${after ? tx`and (sort_order, id) > (${after[0]}, ${after[1]}::uuid)` : tx``}
      order by sort_order, id
@@ -42,7 +42,7 @@ export async function listCategories(tx: Tx, limit: number, after: readonly [num
 export async function createCategory(tx: Tx, category: { name: string; parent_id: string | null; sort_order: number }): Promise<CategoryRecord> {
   const [row] = await tx<CategoryRow[]>`
     insert into categories (name, parent_id, sort_order) values (${category.name}, ${category.parent_id}, ${category.sort_order})
-    returning ${tx(COLUMNS)}`;
+    returning ${tx(CATEGORY_COLUMNS)}`;
   return toCategoryRecord(row!);
 }
 
@@ -50,7 +50,7 @@ export async function updateCategory(tx: Tx, id: string, changes: UpdateCategory
   const keys = Object.keys(changes) as (keyof UpdateCategoryBody)[];
   if (keys.length === 0) return findCategory(tx, id);
   const [row] = await tx<CategoryRow[]>`
-    update categories set ${tx(changes, keys)} where id = ${id} and deleted_at is null returning ${tx(COLUMNS)}`;
+    update categories set ${tx(changes, keys)} where id = ${id} and deleted_at is null returning ${tx(CATEGORY_COLUMNS)}`;
   return row ? toCategoryRecord(row) : null;
 }
 

@@ -36,11 +36,11 @@ export function toCustomerRecord(row: CustomerRow): CustomerRecord {
   };
 }
 
-const customerColumns = (tx: Tx) => tx`
+export const customerColumns = (tx: Tx) => tx`
   c.id, c.name, c.phone, c.email, c.note, c.credit_ceiling_xaf, c.balance_xaf, c.points, c.card_no, c.created_at, c.updated_at,
   t.key as tier_key, t.name as tier_name, t.multiplier as tier_multiplier`;
 
-const withTier = (tx: Tx) => tx`left join lateral customer_tier(c.id) t on t.id is not null`;
+export const withTier = (tx: Tx) => tx`left join lateral customer_tier(c.id) t on t.id is not null`;
 
 const cardTaken = () => errors.conflict('card_taken', 'This card number is already held by another customer.');
 
@@ -84,11 +84,12 @@ export async function listCustomers(
      limit ${limit + 1}`;
 }
 
-export async function createCustomer(tx: Tx, customer: CreateCustomerBody): Promise<CustomerRecord> {
+/** A new customer; `id` when the client chose it (a till's offline customer). */
+export async function createCustomer(tx: Tx, customer: CreateCustomerBody & { id?: string }): Promise<CustomerRecord> {
   try {
     const [row] = await tx<{ id: string }[]>`
-      insert into customers (name, phone, email, note, credit_ceiling_xaf, card_no)
-      values (${customer.name}, ${customer.phone ?? null}, ${customer.email ?? null}, ${customer.note ?? null},
+      insert into customers (id, name, phone, email, note, credit_ceiling_xaf, card_no)
+      values (coalesce(${customer.id ?? null}::uuid, gen_random_uuid()), ${customer.name}, ${customer.phone ?? null}, ${customer.email ?? null}, ${customer.note ?? null},
               ${customer.credit_ceiling_xaf ?? 0}, ${customer.card_no ?? null})
       returning id`;
     return (await findCustomer(tx, row!.id))!;

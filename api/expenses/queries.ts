@@ -29,11 +29,19 @@ const expenseColumns = (tx: Tx) => tx`
 /** Records an expense and posts it (expense_record: attached to the caller's open shift when paid in cash now). */
 export async function recordExpense(
   tx: Tx,
-  expense: { category: ExpenseRecord['category']; amount_xaf: number; payment_method: ExpenseRecord['payment_method']; description: string | null; spent_on: string | null },
+  expense: {
+    id?: string;
+    category: ExpenseRecord['category'];
+    amount_xaf: number;
+    payment_method: ExpenseRecord['payment_method'];
+    description: string | null;
+    spent_on: string | null;
+  },
 ): Promise<ExpenseRecord> {
   const [row] = await tx<ExpenseRow[]>`
     select ${expenseColumns(tx)}
-      from expense_record(${expense.category}, ${expense.amount_xaf}, ${expense.payment_method}, ${expense.description}, ${expense.spent_on}::date) e`;
+      from expense_record(${expense.category}, ${expense.amount_xaf}, ${expense.payment_method}, ${expense.description}, ${expense.spent_on}::date,
+                          ${expense.id ?? null}::uuid) e`;
   return toExpenseRecord(row!);
 }
 

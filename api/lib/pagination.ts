@@ -6,7 +6,7 @@ import { invalidField } from '../errors.ts';
  * id), opaque to clients: base64url of a JSON array. Each list states the shape of its key, so a
  * tampered cursor is a 422 on `cursor`, never a bad query.
  */
-export type CursorKey = readonly (string | number)[];
+export type CursorKey = readonly (string | number | null | CursorKey)[];
 
 export function encodeCursor(key: CursorKey): string {
   return Buffer.from(JSON.stringify(key)).toString('base64url');
@@ -29,16 +29,16 @@ export const CursorAt = z.string().refine((at) => {
 /** The SQL that writes a timestamp column into a cursor (see CursorAt). */
 export const CURSOR_AT = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
 
-export function decodeCursor<T extends z.ZodTuple>(cursor: string | undefined, shape: T): z.infer<T> | null {
+export function decodeCursor<T extends z.ZodTuple>(cursor: string | undefined, shape: T, field = 'cursor'): z.infer<T> | null {
   if (cursor === undefined || cursor === '') return null;
   let parsed: unknown;
   try {
     parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
   } catch {
-    throw invalidField('cursor', 'The cursor is not valid.');
+    throw invalidField(field, 'The cursor is not valid.');
   }
   const key = shape.safeParse(parsed);
-  if (!key.success) throw invalidField('cursor', 'The cursor is not valid.');
+  if (!key.success) throw invalidField(field, 'The cursor is not valid.');
   return key.data;
 }
 

@@ -45,12 +45,14 @@ interface TierRow extends Omit<TierRecord, 'created_at' | 'updated_at'> {
   updated_at: Date;
 }
 
-const TIER_COLUMNS = ['id', 'key', 'name', 'min_points', 'multiplier', 'created_at', 'updated_at'] as const;
+export const TIER_COLUMNS = ['id', 'key', 'name', 'min_points', 'multiplier', 'created_at', 'updated_at'] as const;
+
+export const toTierRecord = (row: TierRow): TierRecord => ({ ...row, created_at: iso(row.created_at), updated_at: iso(row.updated_at) });
 
 export async function listTiers(tx: Tx): Promise<TierRecord[]> {
   const rows = await tx<TierRow[]>`
     select ${tx(TIER_COLUMNS)} from loyalty_tiers where shop_id = app_shop_id() and deleted_at is null order by min_points`;
-  return rows.map((row) => ({ ...row, created_at: iso(row.created_at), updated_at: iso(row.updated_at) }));
+  return rows.map(toTierRecord);
 }
 
 /** The ladder becomes exactly `tiers`. The shop row is locked so that two replacements queue. */

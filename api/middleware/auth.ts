@@ -1,14 +1,32 @@
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import { verifyAccessToken } from '../auth/tokens.ts';
+import type { Tx } from '../db.ts';
 import type { AppEnv, Caller, Role, UserKind } from '../env.ts';
 import { errors } from '../errors.ts';
+import { sha256 } from '../lib/secrets.ts';
 import { withIdempotencyKey } from './idempotency.ts';
-import { inTenant } from './tenancy.ts';
+import { enterTenant, inTenant, type TenantScope } from './tenancy.ts';
 
 /** Thrown inside the request transaction to roll it back after the error handler has answered. */
 const ROLLBACK = Symbol('rollback');
 
 const BEARER = /^Bearer\s+(\S+)$/i;
+const DEVICE = /^Device\s+(\S+)$/i;
+
+/**
+ * The request's one transaction: `body` authenticates inside it and then calls the handler; whatever
+ * the handler throws, or an error the handler answered, rolls everything back.
+ */
+async function inRequestTransaction(c: Context<AppEnv>, scope: TenantScope, body: (tx: Tx) => Promise<void>): Promise<void> {
+  try {
+    await inTenant(c.var.deps.sql, scope, async (tx) => {
+      await body(tx);
+      if (c.error) throw ROLLBACK;
+    });
+  } catch (error) {
+    if (error !== ROLLBACK) throw error;
+  }
+}
 
 /**
  * Bearer authentication, and the request's one transaction: the session named by the token is
@@ -18,42 +36,55 @@ const BEARER = /^Bearer\s+(\S+)$/i;
 export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
   const match = BEARER.exec(c.req.header('authorization') ?? '');
   if (!match) throw errors.unauthenticated();
-  const { sql, appKey } = c.var.deps;
+  const { appKey } = c.var.deps;
   const claims = await verifyAccessToken(appKey, match[1]!);
   if (!claims) throw errors.unauthenticated();
-  try {
-    await inTenant(sql, { shopId: claims.shopId, userId: claims.userId }, async (tx) => {
-      const [row] = await tx<
-        { kind: UserKind; shop_id: string | null; role: Role | null; trial_ends_at: Date | null; subscription_ends_at: Date | null }[]
-      >`
-        select u.kind, u.shop_id, u.role, sh.trial_ends_at, sh.subscription_ends_at
-          from sessions s
-          join users u on u.id = s.user_id
-          left join shops sh on sh.id = u.shop_id
-         where s.id = ${claims.sessionId}
-           and s.user_id = ${claims.userId}
-           and s.revoked_at is null
-           and s.expires_at > now()
-           and u.deleted_at is null
-           and u.shop_id is not distinct from ${claims.shopId}::uuid`;
-      if (!row) throw errors.unauthenticated();
-      const activeUntil = [row.trial_ends_at, row.subscription_ends_at].filter((d): d is Date => d !== null);
-      const caller: Caller = {
-        userId: claims.userId,
-        sessionId: claims.sessionId,
-        kind: row.kind,
-        shopId: row.shop_id,
-        role: row.role,
-        shopActiveUntil: activeUntil.length ? new Date(Math.max(...activeUntil.map((d) => d.getTime()))) : null,
-      };
-      c.set('caller', caller);
-      c.set('tx', tx);
-      await withIdempotencyKey(c, tx, next);
-      if (c.error) throw ROLLBACK;
-    });
-  } catch (error) {
-    if (error !== ROLLBACK) throw error;
-  }
+  await inRequestTransaction(c, { shopId: claims.shopId, userId: claims.userId }, async (tx) => {
+    const [row] = await tx<
+      { kind: UserKind; shop_id: string | null; role: Role | null; trial_ends_at: Date | null; subscription_ends_at: Date | null }[]
+    >`
+      select u.kind, u.shop_id, u.role, sh.trial_ends_at, sh.subscription_ends_at
+        from sessions s
+        join users u on u.id = s.user_id
+        left join shops sh on sh.id = u.shop_id
+       where s.id = ${claims.sessionId}
+         and s.user_id = ${claims.userId}
+         and s.revoked_at is null
+         and s.expires_at > now()
+         and u.deleted_at is null
+         and u.shop_id is not distinct from ${claims.shopId}::uuid`;
+    if (!row) throw errors.unauthenticated();
+    const activeUntil = [row.trial_ends_at, row.subscription_ends_at].filter((d): d is Date => d !== null);
+    const caller: Caller = {
+      userId: claims.userId,
+      sessionId: claims.sessionId,
+      kind: row.kind,
+      shopId: row.shop_id,
+      role: row.role,
+      shopActiveUntil: activeUntil.length ? new Date(Math.max(...activeUntil.map((d) => d.getTime()))) : null,
+    };
+    c.set('caller', caller);
+    c.set('tx', tx);
+    await withIdempotencyKey(c, tx, next);
+  });
+};
+
+/**
+ * Device credentials (`Authorization: Device <token>`, CONTRACT section 4) for `/device/sync/*`:
+ * the token's hash names a live device, which names the shop; the request then runs in one
+ * transaction of that shop with no user. Missing, unknown or revoked: 401 device_unauthenticated.
+ */
+export const authenticateDevice: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const match = DEVICE.exec(c.req.header('authorization') ?? '');
+  if (!match) throw errors.deviceUnauthenticated();
+  await inRequestTransaction(c, { shopId: null, userId: null }, async (tx) => {
+    const [device] = await tx<{ device_id: string; shop_id: string }[]>`select device_id, shop_id from device_authenticate(${sha256(match[1]!)})`;
+    if (!device) throw errors.deviceUnauthenticated();
+    await enterTenant(tx, { shopId: device.shop_id, userId: null });
+    c.set('device', { id: device.device_id, shopId: device.shop_id });
+    c.set('tx', tx);
+    await next();
+  });
 };
 
 const RANK: Record<Role, number> = { cashier: 1, manager: 2, owner: 3 };

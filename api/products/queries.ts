@@ -41,7 +41,7 @@ export function toProductRecord(row: ProductRow): ProductRecord {
 }
 
 /** The product columns of a record, for a query over `products p`. */
-const productColumns = (tx: Tx) => tx`
+export const productColumns = (tx: Tx) => tx`
   p.id, p.name, p.sku, p.barcode, p.category_id, p.price_xaf, p.cost_xaf, p.vat_rate, p.unit, p.tracked,
   p.reorder_level, p.on_hand, p.active, p.created_at, p.updated_at,
   exists (select 1 from variants v where v.product_id = p.id and v.deleted_at is null) as has_variants`;
@@ -65,16 +65,16 @@ export function toVariantRecord(row: VariantRow): VariantRecord {
   };
 }
 
-const VARIANT_COLUMNS = ['id', 'product_id', 'options', 'sku', 'barcode', 'price_xaf', 'on_hand', 'created_at', 'updated_at'] as const;
+export const VARIANT_COLUMNS = ['id', 'product_id', 'options', 'sku', 'barcode', 'price_xaf', 'on_hand', 'created_at', 'updated_at'] as const;
 
 interface OptionRow extends Omit<OptionRecord, 'created_at' | 'updated_at'> {
   created_at: Date;
   updated_at: Date;
 }
 
-const toOptionRecord = (row: OptionRow): OptionRecord => ({ ...row, created_at: iso(row.created_at), updated_at: iso(row.updated_at) });
+export const toOptionRecord = (row: OptionRow): OptionRecord => ({ ...row, created_at: iso(row.created_at), updated_at: iso(row.updated_at) });
 
-const OPTION_COLUMNS = ['id', 'product_id', 'name', 'values', 'position', 'created_at', 'updated_at'] as const;
+export const OPTION_COLUMNS = ['id', 'product_id', 'name', 'values', 'position', 'created_at', 'updated_at'] as const;
 
 export async function findProduct(tx: Tx, id: string): Promise<ProductRecord | null> {
   const [row] = await tx<ProductRow[]>`select ${productColumns(tx)} from products p where p.id = ${id} and p.deleted_at is null`;

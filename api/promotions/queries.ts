@@ -9,7 +9,7 @@ interface PromotionRow extends Omit<PromotionRecord, 'scope' | 'starts_at' | 'en
   updated_at: Date;
 }
 
-const COLUMNS = [
+export const PROMOTION_COLUMNS = [
   'id', 'name', 'kind', 'value', 'product_ids', 'category_ids', 'variant_ids', 'min_quantity', 'min_total_xaf', 'starts_at', 'ends_at',
   'days_of_week', 'starts_time', 'ends_time', 'active', 'created_at', 'updated_at',
 ] as const;
@@ -32,13 +32,13 @@ export function toPromotionRecord({ cursor_at: _cursor, ...row }: PromotionRow &
 
 export async function findPromotion(tx: Tx, id: string, lock = false): Promise<PromotionRecord | null> {
   const [row] = await tx<PromotionRow[]>`
-    select ${tx(COLUMNS)} from promotions where id = ${id} and deleted_at is null ${lock ? tx`for update` : tx``}`;
+    select ${tx(PROMOTION_COLUMNS)} from promotions where id = ${id} and deleted_at is null ${lock ? tx`for update` : tx``}`;
   return row ? toPromotionRecord(row) : null;
 }
 
 export async function listPromotions(tx: Tx, active: boolean | undefined, limit: number, after: readonly [string, string] | null) {
   return tx<(PromotionRow & { cursor_at: string })[]>`
-    select ${tx(COLUMNS)}, ${tx.unsafe(CURSOR_AT('created_at'))} as cursor_at
+    select ${tx(PROMOTION_COLUMNS)}, ${tx.unsafe(CURSOR_AT('created_at'))} as cursor_at
       from promotions
      where shop_id = app_shop_id() and deleted_at is null
        ${active !== undefined ? tx`and active = ${active}` : tx``}
@@ -71,7 +71,7 @@ export async function createPromotion(tx: Tx, promotion: PromotionFields): Promi
   const values = columns(promotion);
   const [row] = await tx<PromotionRow[]>`
     insert into promotions ${tx(values)}
-    returning ${tx(COLUMNS)}`;
+    returning ${tx(PROMOTION_COLUMNS)}`;
   return toPromotionRecord(row!);
 }
 
@@ -79,7 +79,7 @@ export async function replacePromotion(tx: Tx, id: string, promotion: PromotionF
   const values = columns(promotion);
   const [row] = await tx<PromotionRow[]>`
     update promotions set ${tx(values)} where id = ${id}
-    returning ${tx(COLUMNS)}`;
+    returning ${tx(PROMOTION_COLUMNS)}`;
   return toPromotionRecord(row!);
 }
 

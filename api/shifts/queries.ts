@@ -81,11 +81,18 @@ export async function listShifts(
      limit ${limit + 1}`;
 }
 
-/** Cash into or out of the caller's open drawer (cash_movement_record: 409 no_open_shift when none). */
-export async function recordCashMovement(tx: Tx, movement: { direction: 'in' | 'out'; amount_xaf: number; reason: string }): Promise<CashMovementRecord> {
+/**
+ * Cash into or out of the caller's open drawer (cash_movement_record: 409 no_open_shift when none).
+ * A till's offline movement brings its own `id` and `created_at`.
+ */
+export async function recordCashMovement(
+  tx: Tx,
+  movement: { direction: 'in' | 'out'; amount_xaf: number; reason: string; id?: string; created_at?: string | undefined },
+): Promise<CashMovementRecord> {
   const [row] = await tx<{ id: string; shift_id: string; user_id: string | null; direction: 'in' | 'out'; amount_xaf: number; reason: string; created_at: Date }[]>`
     select id, shift_id, user_id, direction, amount_xaf, reason, created_at
-      from cash_movement_record(${movement.direction}, ${movement.amount_xaf}, ${movement.reason})`;
+      from cash_movement_record(${movement.direction}, ${movement.amount_xaf}, ${movement.reason},
+                                ${movement.id ?? null}::uuid, ${movement.created_at ?? null}::timestamptz)`;
   const created = row!.created_at.toISOString();
   return { ...row!, created_at: created, updated_at: created };
 }

@@ -1,0 +1,110 @@
+import { createRoute, type z } from '@hono/zod-openapi';
+import type { Context, MiddlewareHandler } from 'hono';
+import type { AppEnv } from '../env.ts';
+import { errors } from '../errors.ts';
+import { authenticate, authenticateDevice, requireRole } from '../middleware/auth.ts';
+import { newRouter } from '../router.ts';
+import { bearer, jsonBody, jsonResponse, pickErrors } from '../schemas.ts';
+import { readSince, writeCursor } from './cursor.ts';
+import { applyRecord, PUSH_ORDER, type Pusher } from './push.ts';
+import { entityPage, syncHorizon } from './queries.ts';
+import { ENTITIES, PullQuery, PullResponse, PUSH_MAX_RECORDS, PUSH_MAX_SALES, PushBody, PushResponse, type PushResult } from './schemas.ts';
+
+const tags = ['Sync'];
+
+const PULL_DESCRIPTION =
+  'Records changed since `since`, per entity, in pages of `limit` per entity. Call again with `since=<cursor>` while any `has_more` is true. ' +
+  'Deleted records come back once with `deleted_at` set (a till that starts from nothing receives no deletion older than its first pull). ' +
+  'The cursor is safe against transactions that commit out of order: rows are stamped with their transaction id and a pull serves only ' +
+  'transactions that have ended, so a change committed while a till pulls reaches it on its next pull.';
+
+const PUSH_DESCRIPTION =
+  'Offline records, each with the till\'s UUID; one result per record in the order applied: customers (so that sales may name a customer ' +
+  'created offline), then sales, expenses and cash movements, each in the order sent. Each record applies on its own: a bad one is ' +
+  '`rejected` with its `code` and `errors` and the others still apply. Pushing a record twice applies it once (`duplicate`). ' +
+  'Sales go through the same procedure as `POST /sales` with the offline rules: never refused for stock (stock may go negative, which ' +
+  'e-mails a stock alert to the owners and managers) nor for subscription state or credit ceiling; `created_at` is kept (at most 5 minutes ' +
+  'ahead, at most 90 days old); receipt numbers follow the push order; a sale id already recorded answers `duplicate` with its receipt ' +
+  'number. Customers are merged by id: an update whose `updated_at` is older than the server\'s record is `rejected` with code `stale` ' +
+  'and the server\'s `record`; setting a credit ceiling needs a manager. Expenses need a manager; cash movements go to the open shift of ' +
+  'the record\'s user. On /device/sync/push records name their user with `user_id` (the till\'s logged-in staff); on /sync/push it ' +
+  `defaults to the bearer. At most ${PUSH_MAX_SALES} sales and ${PUSH_MAX_RECORDS} records in all, and 8 MiB: beyond, 413.`;
+
+const deviceAuth = [{ deviceAuth: [] }];
+
+function routesAt(prefix: '/device/sync' | '/sync', auth: MiddlewareHandler<AppEnv>[], security: Record<string, string[]>[]) {
+  const who = prefix === '/sync' ? ' (any shop user, bearer token)' : ' (device credentials: `Authorization: Device <token>`)';
+  const unauthenticated = prefix === '/sync' ? pickErrors(401, 403) : { 401: { ...pickErrors(401)[401], description: 'Missing or bad device credentials (`device_unauthenticated`, "Identifiants de l\'appareil manquants.").' } };
+  return {
+    pull: createRoute({
+      method: 'get',
+      path: `${prefix}/pull`,
+      tags,
+      summary: `Pull the shop's records changed since a cursor${who}`,
+      description: PULL_DESCRIPTION,
+      security,
+      middleware: auth,
+      request: { query: PullQuery },
+      responses: { 200: jsonResponse('One page per entity, and the cursor to continue from.', PullResponse), ...unauthenticated, ...pickErrors(422) },
+    }),
+    push: createRoute({
+      method: 'post',
+      path: `${prefix}/push`,
+      tags,
+      summary: `Push records made offline${who}`,
+      description: PUSH_DESCRIPTION,
+      security,
+      middleware: auth,
+      request: { body: jsonBody(PushBody) },
+      responses: {
+        200: jsonResponse('One result per record.', PushResponse),
+        ...unauthenticated,
+        ...pickErrors(400, 422),
+        413: { ...pickErrors(413)[413], description: `Body over 8 MiB, more than ${PUSH_MAX_SALES} sales or more than ${PUSH_MAX_RECORDS} records (\`payload_too_large\`).` },
+      },
+    }),
+  };
+}
+
+const device = routesAt('/device/sync', [authenticateDevice], deviceAuth);
+const user = routesAt('/sync', [authenticate, requireRole('cashier')], bearer);
+
+async function pull(c: Context<AppEnv>, query: z.infer<typeof PullQuery>) {
+  const { tx } = c.var;
+  const horizon = await syncHorizon(tx);
+  const cursor = readSince(query.since, horizon);
+  const pages = await Promise.all(
+    ENTITIES.map((entity) =>
+      entity === 'sales' && !query.include_sales
+        ? { records: [], hasMore: false, next: cursor.positions.sales }
+        : entityPage(tx, entity, cursor.positions[entity], horizon, query.limit, cursor.changedSince),
+    ),
+  );
+  const data: Record<string, object[]> = {};
+  const hasMore: Record<string, boolean> = {};
+  ENTITIES.forEach((entity, i) => {
+    data[entity] = pages[i]!.records;
+    hasMore[entity] = pages[i]!.hasMore;
+    cursor.positions[entity] = pages[i]!.next;
+  });
+  return { data, has_more: hasMore, cursor: writeCursor(cursor) } as z.infer<typeof PullResponse>;
+}
+
+async function push(c: Context<AppEnv>, body: z.infer<typeof PushBody>, pusher: Pusher) {
+  const total = PUSH_ORDER.reduce((sum, entity) => sum + (body[entity]?.length ?? 0), 0);
+  if ((body.sales?.length ?? 0) > PUSH_MAX_SALES || total > PUSH_MAX_RECORDS) throw errors.payloadTooLarge();
+  const results: PushResult[] = [];
+  for (const entity of PUSH_ORDER) {
+    for (const record of body[entity] ?? []) results.push(await applyRecord(c.var.tx, pusher, entity, record, c.var.log));
+  }
+  return { data: { results } };
+}
+
+const tillOf = (c: Context<AppEnv>): Pusher => ({ deviceId: c.var.device!.id, userId: null, role: null });
+const userOf = (c: Context<AppEnv>): Pusher => ({ deviceId: null, userId: c.var.caller.userId, role: c.var.caller.role });
+
+export const syncRoutes = newRouter()
+  .openapi(device.pull, async (c) => c.json(await pull(c, c.req.valid('query')), 200))
+  .openapi(user.pull, async (c) => c.json(await pull(c, c.req.valid('query')), 200))
+  .openapi(device.push, async (c) => c.json(await push(c, c.req.valid('json'), tillOf(c)), 200))
+  .openapi(user.push, async (c) => c.json(await push(c, c.req.valid('json'), userOf(c)), 200));

@@ -1,0 +1,132 @@
+import { z } from '@hono/zod-openapi';
+import { CategoryRecord } from '../categories/schemas.ts';
+import { CreateCustomerBody, CustomerRecord } from '../customers/schemas.ts';
+import { CreateExpenseBody } from '../expenses/schemas.ts';
+import { TierRecord } from '../loyalty/schemas.ts';
+import { OptionRecord, ProductRecord, VariantRecord } from '../products/schemas.ts';
+import { PromotionRecord } from '../promotions/schemas.ts';
+import { CreateSaleBody, SaleRecord } from '../sales/schemas.ts';
+import { Timestamp, Uuid } from '../schemas.ts';
+import { CashMovementBody } from '../shifts/schemas.ts';
+
+/** What a pull serves, in this order (CONTRACT section 4). */
+export const ENTITIES = ['categories', 'products', 'product_options', 'variants', 'customers', 'promotions', 'loyalty_tiers', 'sales'] as const;
+export type EntityName = (typeof ENTITIES)[number];
+
+/** CONTRACT section 4: `limit` defaults to 200 and is clamped to 1..1000. */
+export const PULL_DEFAULT_LIMIT = 200;
+export const PULL_MAX_LIMIT = 1000;
+
+const TRUTHY = new Set(['1', 'true', 'yes', 'on']);
+
+export const PullQuery = z.object({
+  since: z.string().max(4000).optional().openapi({
+    param: { name: 'since', in: 'query' },
+    description:
+      'The `cursor` of the previous pull; omit on the first sync. An ISO-8601 date-time is also accepted (records changed at or after it), ' +
+      'for clients that only kept a time; the cursor is the exact and concurrency-safe form.',
+  }),
+  limit: z.coerce
+    .number()
+    .int()
+    .optional()
+    .transform((limit) => Math.min(PULL_MAX_LIMIT, Math.max(1, limit ?? PULL_DEFAULT_LIMIT)))
+    .openapi({ param: { name: 'limit', in: 'query' }, description: 'Records per entity per page: default 200, clamped to 1..1000.', example: 200 }),
+  include_sales: z
+    .string()
+    .optional()
+    .transform((value) => value !== undefined && TRUTHY.has(value.trim().toLowerCase()))
+    .openapi({
+      param: { name: 'include_sales', in: 'query' },
+      description: 'Truthy (1, true, yes, on): also the shop\'s sales with items and payments. Otherwise `data.sales` is `[]` and `has_more.sales` false.',
+    }),
+});
+
+const deletedAt = { deleted_at: Timestamp.nullable().openapi({ description: 'Set once the record is deleted: drop it from the till.' }) };
+
+export const PullResponse = z
+  .object({
+    data: z.object({
+      categories: z.array(CategoryRecord.extend(deletedAt)),
+      products: z.array(ProductRecord.extend(deletedAt)),
+      product_options: z.array(OptionRecord.extend(deletedAt)),
+      variants: z.array(VariantRecord.extend(deletedAt)),
+      customers: z.array(CustomerRecord.extend(deletedAt)),
+      promotions: z.array(PromotionRecord.extend(deletedAt)),
+      loyalty_tiers: z.array(TierRecord.extend(deletedAt)),
+      sales: z.array(SaleRecord.extend({ deleted_at: z.null().openapi({ description: 'Sales are never deleted: a void shows in `status`.' }) })),
+    }),
+    has_more: z.object(Object.fromEntries(ENTITIES.map((entity) => [entity, z.boolean()])) as Record<EntityName, z.ZodBoolean>),
+    cursor: z.string().openapi({ description: 'Opaque: send it back as `since`. Call again while any `has_more` is true.' }),
+  })
+  .openapi('SyncPull');
+
+/** The most records of one kind a push may carry; beyond, 413 (as a body over 8 MiB). */
+export const PUSH_MAX_SALES = 500;
+export const PUSH_MAX_RECORDS = 2000;
+
+const heldBy = {
+  user_id: Uuid.nullable().optional().openapi({
+    description: 'The shop user who made the record on the till. Default: the bearer\'s user on /sync/push; none on /device/sync/push.',
+  }),
+};
+
+const happenedAt = Timestamp.optional().openapi({
+  description: 'When it happened on the till (kept): not more than 5 minutes in the future, not more than 90 days old. Default: now.',
+});
+
+export const PushedSale = CreateSaleBody.omit({ id: true })
+  .extend({ id: Uuid.openapi({ description: 'The till\'s id for the sale: a retried push finds it (`duplicate`).' }), created_at: happenedAt, ...heldBy })
+  .openapi('SyncSale');
+export type PushedSale = z.infer<typeof PushedSale>;
+
+export const PushedCustomer = CreateCustomerBody.extend({
+  id: Uuid.openapi({ description: 'The till\'s id: a customer created offline keeps it; a known id is an update.' }),
+  updated_at: Timestamp.optional().openapi({
+    description:
+      'The server\'s `updated_at` of the version the till edited (from its last pull). When the server\'s record has changed since, the update is ' +
+      '`rejected` with code `stale` and the server\'s `record`. Omitted: a customer created on the till.',
+  }),
+  created_at: happenedAt,
+}).openapi('SyncCustomer');
+export type PushedCustomer = z.infer<typeof PushedCustomer>;
+
+export const PushedExpense = CreateExpenseBody.extend({ id: Uuid, ...heldBy }).openapi('SyncExpense');
+export type PushedExpense = z.infer<typeof PushedExpense>;
+
+export const PushedCashMovement = CashMovementBody.extend({ id: Uuid, created_at: happenedAt, ...heldBy }).openapi('SyncCashMovement');
+export type PushedCashMovement = z.infer<typeof PushedCashMovement>;
+
+const records = (component: string) =>
+  z
+    .array(z.unknown())
+    .optional()
+    .openapi({ description: `Records shaped as ${component}; each is checked on its own (a bad one is \`rejected\`, the others still apply).` });
+
+export const PushBody = z
+  .object({
+    customers: records('SyncCustomer'),
+    sales: records('SyncSale'),
+    expenses: records('SyncExpense'),
+    cash_movements: records('SyncCashMovement'),
+  })
+  .openapi('SyncPush');
+
+export const PushEntity = z.enum(['customers', 'sales', 'expenses', 'cash_movements']);
+export type PushEntity = z.infer<typeof PushEntity>;
+
+export const PushResult = z
+  .object({
+    entity: PushEntity,
+    id: z.string().nullable().openapi({ description: 'The record\'s id as sent (null when it had none).' }),
+    status: z.enum(['applied', 'duplicate', 'rejected']),
+    code: z.string().optional().openapi({ description: 'Why it was rejected: `validation_failed`, `stale`, `forbidden`, `no_open_shift`, `id_taken`...' }),
+    message: z.string().optional(),
+    errors: z.record(z.string(), z.array(z.string())).optional().openapi({ description: 'Failing fields of the record, dotted (`items.0.quantity`).' }),
+    receipt_no: z.number().int().optional().openapi({ description: 'Sales: the receipt number the server gave it.' }),
+    record: CustomerRecord.optional().openapi({ description: 'Customers rejected as `stale`: the server\'s record, to reconcile.' }),
+  })
+  .openapi('SyncPushResult');
+export type PushResult = z.infer<typeof PushResult>;
+
+export const PushResponse = z.object({ data: z.object({ results: z.array(PushResult) }) }).openapi('SyncPushResponse');

@@ -1,0 +1,115 @@
+-- Offline synchronisation: device credentials, client ids for the records a till pushes (expenses,
+-- cash movements), and the stock alert an offline sale raises when it takes stock below zero.
+
+-- A device token's hash to its device and shop, stamping the device as seen and synchronised. No
+-- row: unknown or revoked token. Definer: the caller has no shop yet (the device names it).
+create function device_authenticate(p_token_hash text)
+  returns table (device_id uuid, shop_id uuid)
+  language sql volatile security definer
+  set search_path = pg_catalog, public
+  as $$
+    update devices set last_seen_at = now(), last_sync_at = now()
+     where token_hash = p_token_hash and revoked_at is null
+    returning id, shop_id
+$$;
+
+-- expense_record and cash_movement_record gain a client id (a till's offline record keeps its own,
+-- so a retried push finds it) and otherwise behave as in 0007.
+drop function expense_record(text, bigint, text, text, date);
+
+-- Records an expense spent on p_spent_on, a day of the shop's calendar. None or today: spent now,
+-- and, paid in cash, taken from the caller's open drawer (attached to the open shift, if any). An
+-- earlier day: spent at the start of that day, from a drawer long counted, so attached to no shift.
+-- A later day: 422 on spent_at. Journal: debit expense_account, credit the method's treasury account.
+create function expense_record(p_category text, p_amount_xaf bigint, p_payment_method text, p_description text, p_spent_on date,
+                               p_id uuid default null)
+  returns expenses
+  language plpgsql volatile
+  as $$
+declare
+  shop_today date;
+  shop_zone text;
+  spent_now boolean;
+  recorded expenses;
+begin
+  select (now() at time zone timezone)::date, timezone into shop_today, shop_zone from shops where id = app_shop_id();
+  if p_spent_on > shop_today then
+    perform raise_app_error(422, 'validation_failed', 'Cannot be after today.', 'spent_at');
+  end if;
+  spent_now := p_spent_on is null or p_spent_on = shop_today;
+  insert into expenses (id, shift_id, category, amount_xaf, payment_method, description, spent_at)
+  values (coalesce(p_id, gen_random_uuid()), case when spent_now and p_payment_method = 'cash' then current_shift_id() end,
+          p_category, p_amount_xaf, p_payment_method, p_description,
+          case when spent_now then now() else p_spent_on::timestamp at time zone shop_zone end)
+  returning * into recorded;
+  perform journal_post('expense', recorded.id, coalesce(p_description, 'Expense: ' || p_category),
+    jsonb_build_array(jsonb_build_object('account', expense_account(p_category), 'debit_xaf', p_amount_xaf),
+                      jsonb_build_object('account', treasury_account(p_payment_method), 'credit_xaf', p_amount_xaf)));
+  return recorded;
+end $$;
+
+drop function cash_movement_record(text, bigint, text);
+
+-- Cash into or out of the drawer that is not a sale. Drawer cash belongs to a shift: with no open
+-- shift it is refused (409 no_open_shift). Journal: in debits 571 and credits 588, out the reverse.
+-- p_created_at: when it happened (a till's offline record), else now.
+create function cash_movement_record(p_direction text, p_amount_xaf bigint, p_reason text,
+                                     p_id uuid default null, p_created_at timestamptz default null)
+  returns cash_movements
+  language plpgsql volatile
+  as $$
+declare
+  open_shift uuid := current_shift_id();
+  movement cash_movements;
+begin
+  if open_shift is null then
+    perform raise_app_error(409, 'no_open_shift', 'Open a shift first: drawer cash belongs to a shift.');
+  end if;
+  insert into cash_movements (id, shift_id, direction, amount_xaf, reason, created_at)
+  values (coalesce(p_id, gen_random_uuid()), open_shift, p_direction, p_amount_xaf, p_reason, coalesce(p_created_at, now()))
+    returning * into movement;
+  perform journal_post('cash_movement', movement.id, p_reason,
+    case p_direction
+      when 'in' then jsonb_build_array(jsonb_build_object('account', '571', 'debit_xaf', p_amount_xaf),
+                                       jsonb_build_object('account', '588', 'credit_xaf', p_amount_xaf))
+      else jsonb_build_array(jsonb_build_object('account', '588', 'debit_xaf', p_amount_xaf),
+                             jsonb_build_object('account', '571', 'credit_xaf', p_amount_xaf))
+    end);
+  return movement;
+end $$;
+
+-- Whether any shop holds a record of this kind with this id. Row-level security hides other shops'
+-- rows, but ids are global: a till that reuses one gets a rejected record rather than a collision
+-- halfway through. It tells only whether a random UUID is taken.
+create function sync_id_taken(p_table text, p_id uuid) returns boolean
+  language plpgsql stable security definer
+  set search_path = pg_catalog, public
+  as $$
+declare
+  taken boolean;
+begin
+  if p_table not in ('customers', 'expenses', 'cash_movements') then
+    raise exception 'sync_id_taken: unknown table %', p_table;
+  end if;
+  execute format('select exists (select 1 from %I where id = $1)', p_table) into taken using p_id;
+  return taken;
+end $$;
+
+-- A movement that takes an item from zero or more to below zero raises a stock alert: the shop's
+-- owners and managers are told by e-mail (worker task stock__negative_alert). Online this happens only
+-- when the shop allows negative stock; an offline sale is never refused for stock, so it is how a
+-- shop learns that its counts and its tills disagree. One pending job per item (job key).
+create function stock_movements_alert_negative() returns trigger
+  language plpgsql
+  as $$
+begin
+  if new.on_hand_after < 0 and new.on_hand_after - new.quantity >= 0 then
+    perform enqueue_job('stock__negative_alert',
+      jsonb_build_object('shop_id', new.shop_id, 'product_id', new.product_id, 'variant_id', new.variant_id, 'movement_id', new.id),
+      'stock_negative:' || new.product_id || ':' || coalesce(new.variant_id::text, '-'));
+  end if;
+  return null;
+end $$;
+
+create trigger stock_movements_alert_negative after insert on stock_movements
+  for each row execute function stock_movements_alert_negative();
