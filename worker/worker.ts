@@ -6,6 +6,7 @@ import type { WorkerContext } from './context.ts';
 import { createMailer, type Mailer } from './mailer.ts';
 import { authPruneExpired } from './tasks/auth__prune_expired.ts';
 import { saleEmailReceipt } from './tasks/sale__email_receipt.ts';
+import { stockNegativeAlert } from './tasks/stock__negative_alert.ts';
 import { userForgotPassword } from './tasks/user__forgot_password.ts';
 
 /** Every task by name; names are `<subject>__<action>` (worker/tasks/). */
@@ -14,6 +15,7 @@ export function taskList(ctx: WorkerContext): TaskList {
     user__forgot_password: userForgotPassword(ctx),
     auth__prune_expired: authPruneExpired,
     sale__email_receipt: saleEmailReceipt(ctx),
+    stock__negative_alert: stockNegativeAlert(ctx),
   };
 }
 

@@ -2,6 +2,7 @@ import type { Task } from 'graphile-worker';
 import { z } from 'zod';
 import { unseal } from '../../api/lib/secrets.ts';
 import type { WorkerContext } from '../context.ts';
+import { escapeHtml } from '../mailer.ts';
 
 const Payload = z.object({
   user_id: z.uuid(),
@@ -10,9 +11,6 @@ const Payload = z.object({
   locale: z.enum(['fr', 'en']),
   sealed_token: z.string(),
 });
-
-const escapeHtml = (value: string) =>
-  value.replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch]!);
 
 const TEXT = {
   fr: {

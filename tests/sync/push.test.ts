@@ -1,0 +1,335 @@
+import { randomUUID } from 'node:crypto';
+import t from 'tap';
+import { createProduct, expireSubscription, ledgerInvariants, registerShop, staffedShop, waitFor } from '../support/fixtures.ts';
+import { startMailbox, startMailWorker } from '../support/mailbox.ts';
+import { expectError } from '../support/replies.ts';
+import { startService } from '../support/service.ts';
+import { catchUp, emptyReplica, offlineSale, pairDevice, push, type SyncAuth } from './sync-fixtures.ts';
+
+const api = await startService(t);
+const mailbox = await startMailbox(t);
+
+const PAYLOAD_TOO_LARGE = { message: 'Payload too large.', code: 'payload_too_large' };
+const hoursAgo = (hours: number) => new Date(Date.now() - hours * 3_600_000).toISOString();
+
+/** Pushes and answers the results (the push itself must succeed). */
+async function pushed(auth: SyncAuth, body: unknown): Promise<any[]> {
+  const reply = await push(api, auth, body);
+  if (reply.status !== 200) throw new Error(`push failed: ${reply.status} ${JSON.stringify(reply.body)}`);
+  return reply.body.data.results;
+}
+
+async function saleRow(id: string) {
+  const [row] = await api.ownerSql<{ receipt_no: number; created_at: Date; device_id: string | null; cashier_id: string | null; offline: boolean; shift_id: string | null }[]>`
+    select receipt_no, created_at, device_id, cashier_id, offline, shift_id from sales where id = ${id}`;
+  return row;
+}
+
+async function openShift(token: string): Promise<string> {
+  const reply = await api.request('POST', '/shift/open', { token, body: { opening_float_xaf: 10_000 } });
+  if (reply.status !== 201) throw new Error(`open shift failed: ${reply.status} ${JSON.stringify(reply.body)}`);
+  return reply.body.data.id;
+}
+
+t.test('an offline sale is recorded with its own time, its device and the offline flag; a retry is a duplicate', async (t) => {
+  const { owner, cashier } = await staffedShop(api);
+  const device = await pairDevice(api, owner.token);
+  const product = await createProduct(api, owner.token, { price_xaf: 1500 }, 10);
+  const sale = offlineSale(randomUUID(), product.id, 2, { created_at: hoursAgo(3), user_id: cashier.user.id });
+  const [first] = await pushed({ device: device.token }, { sales: [sale] });
+  t.match(first, { entity: 'sales', id: sale.id, status: 'applied', receipt_no: 1 });
+  const row = (await saleRow(sale.id))!;
+  t.equal(row.created_at.toISOString(), sale.created_at, 'created_at kept');
+  t.equal(row.device_id, device.id);
+  t.equal(row.cashier_id, cashier.user.id, 'the till\'s user is the cashier');
+  t.equal(row.offline, true);
+  const [again] = await pushed({ device: device.token }, { sales: [sale] });
+  t.match(again, { id: sale.id, status: 'duplicate', receipt_no: 1 });
+  const [changed] = await pushed({ device: device.token }, { sales: [{ ...sale, note: 'retry with a note' }] });
+  t.match(changed, { status: 'duplicate' }, 'the same id is the same sale, whatever the retry carries');
+  const [{ n }] = (await api.ownerSql<{ n: number }[]>`select count(*)::int as n from sales where id = ${sale.id}`) as unknown as [{ n: number }];
+  t.equal(n, 1);
+  const stock = await api.request('GET', `/products/${product.id}`, { token: owner.token });
+  t.equal(stock.body.data.on_hand, 8, 'stock moved once');
+});
+
+t.test('a sale first posted online and then pushed is a duplicate', async (t) => {
+  const { owner } = await staffedShop(api);
+  const product = await createProduct(api, owner.token, {}, 5);
+  const id = randomUUID();
+  const online = await api.request('POST', '/sales', { token: owner.token, body: { id, items: [{ product_id: product.id, quantity: 1 }], payments: [{ method: 'cash', amount_xaf: 1000 }] } });
+  t.equal(online.status, 201);
+  const [result] = await pushed({ bearer: owner.token }, { sales: [offlineSale(id, product.id, 1)] });
+  t.match(result, { status: 'duplicate', receipt_no: online.body.data.receipt_no });
+});
+
+t.test('an offline sale is never refused for stock: on-hand goes negative and the owners and managers get a stock alert', async (t) => {
+  await startMailWorker(t, api, mailbox);
+  const { owner, manager } = await staffedShop(api);
+  const device = await pairDevice(api, owner.token);
+  const product = await createProduct(api, owner.token, { name: 'Lait en poudre' }, 2);
+  const [result] = await pushed({ device: device.token }, { sales: [offlineSale(randomUUID(), product.id, 5)] });
+  t.equal(result.status, 'applied');
+  const read = await api.request('GET', `/products/${product.id}`, { token: owner.token });
+  t.equal(read.body.data.on_hand, -3);
+  const { stockMismatches, unbalancedEntries } = await ledgerInvariants(api, owner.shop.id);
+  t.strictSame([stockMismatches, unbalancedEntries], [[], []]);
+  for (const email of [owner.email, manager.email]) {
+    const mail = await mailbox.next(email);
+    t.match(mail.subject, /Lait en poudre/);
+    t.match(mail.text, /-3/);
+  }
+});
+
+t.test('an online sale beyond stock is still refused', async (t) => {
+  const { owner } = await staffedShop(api);
+  const product = await createProduct(api, owner.token, {}, 1);
+  const online = await api.request('POST', '/sales', { token: owner.token, body: { items: [{ product_id: product.id, quantity: 2 }], payments: [{ method: 'cash', amount_xaf: 2000 }] } });
+  t.equal(online.status, 422);
+  t.equal(online.body.code, 'insufficient_stock');
+});
+
+t.test('an offline sale is recorded after the trial and subscription have ended', async (t) => {
+  const { owner } = await staffedShop(api);
+  const device = await pairDevice(api, owner.token);
+  const product = await createProduct(api, owner.token, {}, 5);
+  await expireSubscription(api, owner.shop.id);
+  const [viaDevice] = await pushed({ device: device.token }, { sales: [offlineSale(randomUUID(), product.id, 1)] });
+  t.equal(viaDevice.status, 'applied');
+  const [viaUser] = await pushed({ bearer: owner.token }, { sales: [offlineSale(randomUUID(), product.id, 1)] });
+  t.equal(viaUser.status, 'applied');
+});
+
+t.test('an offline sale may leave a named customer beyond the credit ceiling', async (t) => {
+  const { owner } = await staffedShop(api);
+  const device = await pairDevice(api, owner.token);
+  const product = await createProduct(api, owner.token, { price_xaf: 5000 }, 5);
+  const customer = await api.request('POST', '/customers', { token: owner.token, body: { name: 'Awa', credit_ceiling_xaf: 1000 } });
+  const sale = { id: randomUUID(), customer_id: customer.body.data.id, items: [{ product_id: product.id, quantity: 1 }], payments: [{ method: 'credit', amount_xaf: 5000 }] };
+  const [result] = await pushed({ device: device.token }, { sales: [sale] });
+  t.equal(result.status, 'applied');
+  const read = await api.request('GET', `/customers/${customer.body.data.id}`, { token: owner.token });
+  t.equal(read.body.data.balance_xaf, 5000);
+});
+
+t.test('created_at may be at most 5 minutes ahead and at most 90 days old', async (t) => {
+  const owner = await registerShop(api);
+  const device = await pairDevice(api, owner.token);
+  const product = await createProduct(api, owner.token, {}, 50);
+  const at = (ms: number) => new Date(Date.now() + ms).toISOString();
+  const results = await pushed({ device: device.token }, {
+    sales: [
+      offlineSale(randomUUID(), product.id, 1, { created_at: at(4 * 60_000) }),
+      offlineSale(randomUUID(), product.id, 1, { created_at: at(6 * 60_000) }),
+      offlineSale(randomUUID(), product.id, 1, { created_at: at(-89 * 86_400_000) }),
+      offlineSale(randomUUID(), product.id, 1, { created_at: at(-91 * 86_400_000) }),
+      offlineSale(randomUUID(), product.id, 1, { created_at: 'yesterday' }),
+    ],
+  });
+  t.strictSame(results.map((r) => r.status), ['applied', 'rejected', 'applied', 'rejected', 'rejected']);
+  for (const i of [1, 3, 4]) {
+    t.equal(results[i].code, 'validation_failed');
+    t.ok(results[i].errors.created_at, `record ${i}: errors name created_at`);
+  }
+});
+
+t.test('receipt numbers follow the push order', async (t) => {
+  const owner = await registerShop(api);
+  const device = await pairDevice(api, owner.token);
+  const product = await createProduct(api, owner.token, {}, 100);
+  const sales = Array.from({ length: 6 }, (_, i) => offlineSale(randomUUID(), product.id, 1, { created_at: hoursAgo(6 - i) }));
+  const shuffled = [sales[3], sales[0], sales[5], sales[1], sales[4], sales[2]];
+  const results = await pushed({ device: device.token }, { sales: shuffled });
+  t.strictSame(results.map((r) => r.receipt_no), [1, 2, 3, 4, 5, 6]);
+  t.strictSame(results.map((r) => r.id), shuffled.map((s) => s!.id));
+});
+
+t.test('one bad record is rejected with its errors and the others apply', async (t) => {
+  const owner = await registerShop(api);
+  const device = await pairDevice(api, owner.token);
+  const product = await createProduct(api, owner.token, {}, 100);
+  const good1 = offlineSale(randomUUID(), product.id, 1);
+  const good2 = offlineSale(randomUUID(), product.id, 2);
+  const results = await pushed({ device: device.token }, {
+    sales: [
+      good1,
+      offlineSale(randomUUID(), product.id, -1),
+      { id: randomUUID(), items: [{ product_id: randomUUID(), quantity: 1 }] },
+      { id: 'not-a-uuid', items: [] },
+      42,
+      null,
+      good2,
+    ],
+  });
+  t.strictSame(results.map((r) => r.status), ['applied', 'rejected', 'rejected', 'rejected', 'rejected', 'rejected', 'applied']);
+  t.ok(results[1].errors['items.0.quantity'], 'the bad line is named');
+  t.ok(results[2].errors['items.0.product_id'], 'an unknown product is named');
+  t.equal(results[3].id, 'not-a-uuid');
+  t.ok(results[3].errors.id && results[3].errors.items);
+  t.equal(results[4].id, null);
+  t.strictSame([results[0].receipt_no, results[6].receipt_no], [1, 2], 'no number lost to the rejected ones');
+  const [{ n }] = (await api.ownerSql<{ n: number }[]>`select count(*)::int as n from sales where shop_id = ${owner.shop.id}`) as unknown as [{ n: number }];
+  t.equal(n, 2);
+});
+
+t.test('customers created offline are merged by id', async (t) => {
+  const owner = await registerShop(api);
+  const device = await pairDevice(api, owner.token);
+  const customer = { id: randomUUID(), name: 'Mireille', phone: '+237 690 00 00 01' };
+  const product = await createProduct(api, owner.token, {}, 10);
+  // The customer and a sale for them in the same push: customers are applied first.
+  const results = await pushed({ device: device.token }, { sales: [offlineSale(randomUUID(), product.id, 1, { customer_id: customer.id })], customers: [customer] });
+  t.strictSame(results.map((r) => [r.entity, r.status]), [['customers', 'applied'], ['sales', 'applied']]);
+  const read = await api.request('GET', `/customers/${customer.id}`, { token: owner.token });
+  t.match(read.body.data, { id: customer.id, name: 'Mireille', phone: '+237 690 00 00 01' });
+  const [again] = await pushed({ device: device.token }, { customers: [customer] });
+  t.equal(again.status, 'duplicate', 'the same customer again');
+});
+
+t.test('a customer update newer than the server\'s version applies; an older one is rejected as stale with the server\'s record', async (t) => {
+  const owner = await registerShop(api);
+  const device = await pairDevice(api, owner.token);
+  const created = await api.request('POST', '/customers', { token: owner.token, body: { name: 'Paul', phone: '111' } });
+  const pulledVersion = created.body.data.updated_at as string;
+  // The till edits the version it pulled: applies.
+  const [fresh] = await pushed({ device: device.token }, { customers: [{ id: created.body.data.id, name: 'Paul', phone: '222', updated_at: pulledVersion }] });
+  t.equal(fresh.status, 'applied');
+  // Another till edits the same old version afterwards: the server's record has changed since.
+  const [stale] = await pushed({ device: device.token }, { customers: [{ id: created.body.data.id, name: 'Paul N.', updated_at: pulledVersion }] });
+  t.match(stale, { status: 'rejected', code: 'stale', record: { id: created.body.data.id, name: 'Paul', phone: '222' } });
+  const read = await api.request('GET', `/customers/${created.body.data.id}`, { token: owner.token });
+  t.equal(read.body.data.phone, '222', 'the stale update changed nothing');
+  const [noVersion] = await pushed({ device: device.token }, { customers: [{ id: created.body.data.id, name: 'Paul N.' }] });
+  t.equal(noVersion.code, 'stale', 'a change to a known customer without a version is stale');
+  const [reconciled] = await pushed({ device: device.token }, { customers: [{ id: created.body.data.id, name: 'Paul N.', updated_at: stale.record.updated_at }] });
+  t.equal(reconciled.status, 'applied', 'after reconciling with the server\'s record');
+});
+
+t.test('a credit ceiling pushed by a till or a cashier is refused; by a manager it applies', async (t) => {
+  const { owner, manager, cashier } = await staffedShop(api);
+  const device = await pairDevice(api, owner.token);
+  const [byDevice] = await pushed({ device: device.token }, { customers: [{ id: randomUUID(), name: 'A', credit_ceiling_xaf: 5000 }] });
+  t.match(byDevice, { status: 'rejected', code: 'forbidden' });
+  const [byCashier] = await pushed({ bearer: cashier.token }, { customers: [{ id: randomUUID(), name: 'B', credit_ceiling_xaf: 5000 }] });
+  t.match(byCashier, { status: 'rejected', code: 'forbidden' });
+  const [byManager] = await pushed({ bearer: manager.token }, { customers: [{ id: randomUUID(), name: 'C', credit_ceiling_xaf: 5000 }] });
+  t.equal(byManager.status, 'applied');
+  const [noCeiling] = await pushed({ device: device.token }, { customers: [{ id: randomUUID(), name: 'D', credit_ceiling_xaf: 0 }] });
+  t.equal(noCeiling.status, 'applied');
+});
+
+t.test('a customer pushed with a card number another customer holds is rejected', async (t) => {
+  const owner = await registerShop(api);
+  await api.request('POST', '/customers', { token: owner.token, body: { name: 'Holder', card_no: 'CARD-1' } });
+  const [result] = await pushed({ bearer: owner.token }, { customers: [{ id: randomUUID(), name: 'Other', card_no: 'CARD-1' }] });
+  t.match(result, { status: 'rejected', code: 'card_taken' });
+});
+
+t.test('an id another shop uses is rejected, and nothing of the other shop changes', async (t) => {
+  const mine = await registerShop(api);
+  const theirs = await registerShop(api);
+  const theirProduct = await createProduct(api, theirs.token, {}, 5);
+  const theirCustomer = await api.request('POST', '/customers', { token: theirs.token, body: { name: 'Theirs' } });
+  const theirSale = await api.request('POST', '/sales', { token: theirs.token, body: { items: [{ product_id: theirProduct.id, quantity: 1 }], payments: [{ method: 'cash', amount_xaf: 1000 }] } });
+  const myProduct = await createProduct(api, mine.token, {}, 5);
+  const results = await pushed({ bearer: mine.token }, {
+    customers: [{ id: theirCustomer.body.data.id, name: 'Hijack' }],
+    sales: [offlineSale(theirSale.body.data.id, myProduct.id, 1)],
+  });
+  t.strictSame(results.map((r) => r.status), ['rejected', 'rejected']);
+  t.equal(results[0].code, 'id_taken');
+  const read = await api.request('GET', `/customers/${theirCustomer.body.data.id}`, { token: theirs.token });
+  t.equal(read.body.data.name, 'Theirs');
+});
+
+t.test('expenses pushed need a manager; a retry is a duplicate', async (t) => {
+  const { owner, manager, cashier } = await staffedShop(api);
+  const device = await pairDevice(api, owner.token);
+  const expense = { id: randomUUID(), category: 'transport', amount_xaf: 2500, payment_method: 'cash', description: 'Moto-taxi' };
+  const [byCashier] = await pushed({ bearer: cashier.token }, { expenses: [expense] });
+  t.match(byCashier, { status: 'rejected', code: 'forbidden' });
+  const [anonymous] = await pushed({ device: device.token }, { expenses: [expense] });
+  t.match(anonymous, { status: 'rejected', code: 'forbidden' }, 'a till naming no manager');
+  const [applied] = await pushed({ device: device.token }, { expenses: [{ ...expense, user_id: manager.user.id }] });
+  t.equal(applied.status, 'applied');
+  const [again] = await pushed({ device: device.token }, { expenses: [{ ...expense, user_id: manager.user.id }] });
+  t.equal(again.status, 'duplicate');
+  const list = await api.request('GET', '/expenses', { token: owner.token });
+  t.match(list.body.data, [{ id: expense.id, amount_xaf: 2500, user_id: manager.user.id }]);
+  const [unknownUser] = await pushed({ device: device.token }, { expenses: [{ ...expense, id: randomUUID(), user_id: randomUUID() }] });
+  t.match(unknownUser, { status: 'rejected', code: 'validation_failed' });
+  t.ok(unknownUser.errors.user_id);
+});
+
+t.test('cash movements pushed go to the open shift of their user; without one they are rejected', async (t) => {
+  const { owner, cashier } = await staffedShop(api);
+  const device = await pairDevice(api, owner.token);
+  const movement = { id: randomUUID(), direction: 'out', amount_xaf: 20_000, reason: 'Dépôt banque', created_at: hoursAgo(1) };
+  const [noShift] = await pushed({ device: device.token }, { cash_movements: [{ ...movement, user_id: cashier.user.id }] });
+  t.match(noShift, { status: 'rejected', code: 'no_open_shift' });
+  const shiftId = await openShift(cashier.token);
+  const [applied] = await pushed({ device: device.token }, { cash_movements: [{ ...movement, user_id: cashier.user.id }] });
+  t.equal(applied.status, 'applied');
+  const [row] = await api.ownerSql<{ shift_id: string; user_id: string; created_at: Date }[]>`select shift_id, user_id, created_at from cash_movements where id = ${movement.id}`;
+  t.strictSame([row!.shift_id, row!.user_id, row!.created_at.toISOString()], [shiftId, cashier.user.id, movement.created_at]);
+  const [again] = await pushed({ device: device.token }, { cash_movements: [{ ...movement, user_id: cashier.user.id }] });
+  t.equal(again.status, 'duplicate');
+});
+
+t.test('offline sales of a user with an open shift land on it', async (t) => {
+  const { owner, cashier } = await staffedShop(api);
+  const product = await createProduct(api, owner.token, {}, 10);
+  const shiftId = await openShift(cashier.token);
+  const sale = offlineSale(randomUUID(), product.id, 1);
+  await pushed({ bearer: cashier.token }, { sales: [sale] });
+  t.equal((await saleRow(sale.id))!.shift_id, shiftId);
+});
+
+t.test('a push of 500 sales fits in 8 MiB and applies; more than 500 sales or 8 MiB is a 413', async (t) => {
+  const owner = await registerShop(api);
+  const device = await pairDevice(api, owner.token);
+  const products = await Promise.all(Array.from({ length: 5 }, () => createProduct(api, owner.token, {}, 10_000)));
+  const sale = (i: number) => ({
+    ...offlineSale(randomUUID(), products[i % 5]!.id, 1 + (i % 3), { note: `Vente hors ligne numéro ${i}`, created_at: hoursAgo(5) }),
+    items: products.map((p) => ({ product_id: p.id, quantity: 1 + (i % 2), discount_xaf: 0, vat_rate: 19.25 })),
+  });
+  const batch = Array.from({ length: 500 }, (_, i) => sale(i));
+  t.ok(JSON.stringify({ sales: batch }).length < 8 * 1024 * 1024);
+  const results = await pushed({ device: device.token }, { sales: batch });
+  t.equal(results.length, 500);
+  t.ok(results.every((r) => r.status === 'applied'), 'all applied');
+  t.strictSame(results.map((r) => r.receipt_no), Array.from({ length: 500 }, (_, i) => i + 1));
+
+  expectError(t, await push(api, { device: device.token }, { sales: [...batch, sale(500)] }), 413, PAYLOAD_TOO_LARGE, '501 sales');
+  const padding = 'x'.repeat(9 * 1024 * 1024);
+  const huge = await api.request('POST', '/device/sync/push', { headers: { authorization: `Device ${device.token}` }, rawBody: JSON.stringify({ sales: [], padding }) });
+  expectError(t, huge, 413, PAYLOAD_TOO_LARGE, 'over 8 MiB');
+  const [{ n }] = (await api.ownerSql<{ n: number }[]>`select count(*)::int as n from sales where shop_id = ${owner.shop.id}`) as unknown as [{ n: number }];
+  t.equal(n, 500, 'the refused pushes applied nothing');
+});
+
+t.test('a push body that is not the contract\'s shape is a 422; an empty one answers no result', async (t) => {
+  const owner = await registerShop(api);
+  const device = await pairDevice(api, owner.token);
+  const bad = await push(api, { device: device.token }, { sales: 'many' });
+  t.equal(bad.status, 422);
+  t.ok(bad.body.errors.sales);
+  t.equal((await push(api, { device: device.token }, [])).status, 422);
+  t.strictSame(await pushed({ device: device.token }, {}), []);
+});
+
+t.test('after a push the device pulls what it pushed', async (t) => {
+  const owner = await registerShop(api);
+  const device = await pairDevice(api, owner.token);
+  const product = await createProduct(api, owner.token, {}, 10);
+  const customer = { id: randomUUID(), name: 'Nouvelle cliente' };
+  const sale = offlineSale(randomUUID(), product.id, 3, { customer_id: customer.id });
+  await pushed({ device: device.token }, { customers: [customer], sales: [sale] });
+  const replica = await waitFor(async () => {
+    const r = await catchUp(api, { device: device.token }, emptyReplica(), { include_sales: 1 });
+    return r.records.sales.has(sale.id) && r;
+  }, 'the pushed sale in the pull');
+  t.equal(replica.records.customers.get(customer.id).name, 'Nouvelle cliente');
+  t.equal(replica.records.products.get(product.id).on_hand, 7);
+  t.equal(replica.records.sales.get(sale.id).customer_id, customer.id);
+});
