@@ -8,7 +8,20 @@ import { bearer, jsonBody, jsonResponse, pickErrors } from '../schemas.ts';
 import { readSince, writeCursor } from './cursor.ts';
 import { applyRecord, PUSH_ORDER, type Pusher } from './push.ts';
 import { entityPage, syncHorizon } from './queries.ts';
-import { ENTITIES, PullQuery, PullResponse, PUSH_MAX_RECORDS, PUSH_MAX_SALES, PushBody, PushResponse, type PushResult } from './schemas.ts';
+import {
+  ENTITIES,
+  PullQuery,
+  PullResponse,
+  PUSH_MAX_RECORDS,
+  PUSH_MAX_SALES,
+  PushBody,
+  PushedCashMovement,
+  PushedCustomer,
+  PushedExpense,
+  PushedSale,
+  PushResponse,
+  type PushResult,
+} from './schemas.ts';
 
 const tags = ['Sync'];
 
@@ -108,3 +121,9 @@ export const syncRoutes = newRouter()
   .openapi(user.pull, async (c) => c.json(await pull(c, c.req.valid('query')), 200))
   .openapi(device.push, async (c) => c.json(await push(c, c.req.valid('json'), tillOf(c)), 200))
   .openapi(user.push, async (c) => c.json(await push(c, c.req.valid('json'), userOf(c)), 200));
+
+// Each pushed record is checked on its own, so the body's schema cannot name them: list them as components.
+syncRoutes.openAPIRegistry.register('SyncSale', PushedSale);
+syncRoutes.openAPIRegistry.register('SyncCustomer', PushedCustomer);
+syncRoutes.openAPIRegistry.register('SyncExpense', PushedExpense);
+syncRoutes.openAPIRegistry.register('SyncCashMovement', PushedCashMovement);

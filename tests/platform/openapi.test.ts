@@ -98,6 +98,10 @@ t.test('every operation built so far is documented under /api/v1', async (t) => 
     ['/api/v1/device-pairings/{code}/claim', 'post'],
     ['/api/v1/devices', 'get'],
     ['/api/v1/devices/{id}', 'delete'],
+    ['/api/v1/device/sync/pull', 'get'],
+    ['/api/v1/device/sync/push', 'post'],
+    ['/api/v1/sync/pull', 'get'],
+    ['/api/v1/sync/push', 'post'],
     ['/healthz', 'get'],
     ['/readyz', 'get'],
   ];
@@ -124,6 +128,14 @@ t.test('protected operations declare the bearer scheme and their error answers',
   const putShop = doc.paths['/api/v1/shop'].put;
   t.same(putShop.security, [{ bearerAuth: [] }]);
   for (const status of ['401', '402', '403', '422']) t.ok(putShop.responses[status], `documents ${status}`);
+});
+
+t.test('device sync operations declare device credentials; /sync/* the bearer scheme', async (t) => {
+  t.match(doc.components.securitySchemes.deviceAuth, { type: 'apiKey', in: 'header', name: 'Authorization' });
+  t.same(doc.paths['/api/v1/device/sync/pull'].get.security, [{ deviceAuth: [] }]);
+  t.same(doc.paths['/api/v1/device/sync/push'].post.security, [{ deviceAuth: [] }]);
+  t.same(doc.paths['/api/v1/sync/pull'].get.security, [{ bearerAuth: [] }]);
+  t.ok(doc.components.schemas.SyncSale && doc.components.schemas.SyncCustomer, 'the pushed records\' shapes are documented');
 });
 
 t.test('the interactive reference is served without any external request', async (t) => {
