@@ -5,7 +5,7 @@ import type { AppEnv, Caller, Role, UserKind } from '../env.ts';
 import { errors } from '../errors.ts';
 import { sha256 } from '../lib/secrets.ts';
 import { withIdempotencyKey } from './idempotency.ts';
-import { enterTenant, inTenant, type TenantScope } from './tenancy.ts';
+import { inTenant, type TenantScope } from './tenancy.ts';
 
 /** Thrown inside the request transaction to roll it back after the error handler has answered. */
 const ROLLBACK = Symbol('rollback');
@@ -73,14 +73,16 @@ export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
  * Device credentials (`Authorization: Device <token>`, CONTRACT section 4) for `/device/sync/*`:
  * the token's hash names a live device, which names the shop; the request then runs in one
  * transaction of that shop with no user. Missing, unknown or revoked: 401 device_unauthenticated.
+ * The device is stamped as seen in its own statement first, so that the request's transaction
+ * writes nothing it does not need to (a pull's stays read-only and holds no sync horizon back).
  */
 export const authenticateDevice: MiddlewareHandler<AppEnv> = async (c, next) => {
   const match = DEVICE.exec(c.req.header('authorization') ?? '');
   if (!match) throw errors.deviceUnauthenticated();
-  await inRequestTransaction(c, { shopId: null, userId: null }, async (tx) => {
-    const [device] = await tx<{ device_id: string; shop_id: string }[]>`select device_id, shop_id from device_authenticate(${sha256(match[1]!)})`;
-    if (!device) throw errors.deviceUnauthenticated();
-    await enterTenant(tx, { shopId: device.shop_id, userId: null });
+  const [device] = await c.var.deps.sql<{ device_id: string; shop_id: string }[]>`
+    select device_id, shop_id from device_authenticate(${sha256(match[1]!)})`;
+  if (!device) throw errors.deviceUnauthenticated();
+  await inRequestTransaction(c, { shopId: device.shop_id, userId: null }, async (tx) => {
     c.set('device', { id: device.device_id, shopId: device.shop_id });
     c.set('tx', tx);
     await next();

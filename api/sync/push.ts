@@ -2,11 +2,12 @@ import type { Logger } from 'pino';
 import type { z } from 'zod';
 import { createCustomer, findCustomer, updateCustomer } from '../customers/queries.ts';
 import type { UpdateCustomerBody } from '../customers/schemas.ts';
-import type { Tx } from '../db.ts';
+import type { Sql, Tx } from '../db.ts';
 import type { Role } from '../env.ts';
 import { AppError, errors, fromZodError, invalidField, toAppError } from '../errors.ts';
 import { recordExpense } from '../expenses/queries.ts';
 import { recordSale } from '../sales/queries.ts';
+import { inTenant } from '../middleware/tenancy.ts';
 import { recordCashMovement } from '../shifts/queries.ts';
 import {
   PushedCashMovement,
@@ -19,6 +20,7 @@ import {
 
 /** Who pushes: a till (device credentials) or a shop user (bearer). */
 export interface Pusher {
+  shopId: string;
   deviceId: string | null;
   userId: string | null;
   /** The bearer's role; null for a till, which acts with the role of the user each record names. */
@@ -153,14 +155,17 @@ const APPLY: Record<PushEntity, (tx: Tx, pusher: Pusher, raw: unknown) => Promis
 export const PUSH_ORDER: readonly PushEntity[] = ['customers', 'sales', 'expenses', 'cash_movements'];
 
 /**
- * Applies one pushed record in its own savepoint: whatever it fails on is undone and answered as
- * `rejected` with its code and errors, and the push goes on with the next record.
+ * Applies one pushed record in its own transaction: each record is one operation, whole or not at all.
+ * Whatever it fails on is undone and answered as `rejected` with its code and errors, and the push
+ * goes on with the next record. Committing record by record keeps a long push from holding the
+ * shop's receipt counter (other tills' sales) and the sync horizon (every till's pulls) until its end;
+ * a push cut off halfway is simply pushed again: what was applied answers `duplicate`.
  */
-export async function applyRecord(tx: Tx, pusher: Pusher, entity: PushEntity, raw: unknown, log: Logger): Promise<PushResult> {
+export async function applyRecord(sql: Sql, pusher: Pusher, entity: PushEntity, raw: unknown, log: Logger): Promise<PushResult> {
   const rawId = typeof raw === 'object' && raw !== null ? (raw as { id?: unknown }).id : undefined;
   const id = typeof rawId === 'string' ? rawId : null;
   try {
-    const outcome = await tx.savepoint((sp) => APPLY[entity](sp, pusher, raw));
+    const outcome = await inTenant(sql, { shopId: pusher.shopId, userId: pusher.userId }, (tx) => APPLY[entity](tx, pusher, raw));
     return { entity, id, ...outcome };
   } catch (error) {
     if (error instanceof Rejected) return { entity, id, status: 'rejected', ...error.result };
@@ -174,7 +179,5 @@ export async function applyRecord(tx: Tx, pusher: Pusher, entity: PushEntity, ra
       message: failure.message,
       ...(failure.errors ? { errors: failure.errors } : {}),
     };
-  } finally {
-    await tx`select set_config('app.user_id', ${pusher.userId ?? ''}, true)`;
   }
 }

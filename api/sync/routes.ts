@@ -33,8 +33,9 @@ const PULL_DESCRIPTION =
 
 const PUSH_DESCRIPTION =
   'Offline records, each with the till\'s UUID; one result per record in the order applied: customers (so that sales may name a customer ' +
-  'created offline), then sales, expenses and cash movements, each in the order sent. Each record applies on its own: a bad one is ' +
-  '`rejected` with its `code` and `errors` and the others still apply. Pushing a record twice applies it once (`duplicate`). ' +
+  'created offline), then sales, expenses and cash movements, each in the order sent. Each record applies on its own, in its own ' +
+  'transaction: a bad one is `rejected` with its `code` and `errors` and the others still apply; a push cut off halfway is pushed again. ' +
+  'Pushing a record twice applies it once (`duplicate`). ' +
   'Sales go through the same procedure as `POST /sales` with the offline rules: never refused for stock (stock may go negative, which ' +
   'e-mails a stock alert to the owners and managers) nor for subscription state or credit ceiling; `created_at` is kept (at most 5 minutes ' +
   'ahead, at most 90 days old); receipt numbers follow the push order; a sale id already recorded answers `duplicate` with its receipt ' +
@@ -108,13 +109,13 @@ async function push(c: Context<AppEnv>, body: z.infer<typeof PushBody>, pusher: 
   if ((body.sales?.length ?? 0) > PUSH_MAX_SALES || total > PUSH_MAX_RECORDS) throw errors.payloadTooLarge();
   const results: PushResult[] = [];
   for (const entity of PUSH_ORDER) {
-    for (const record of body[entity] ?? []) results.push(await applyRecord(c.var.tx, pusher, entity, record, c.var.log));
+    for (const record of body[entity] ?? []) results.push(await applyRecord(c.var.deps.sql, pusher, entity, record, c.var.log));
   }
   return { data: { results } };
 }
 
-const tillOf = (c: Context<AppEnv>): Pusher => ({ deviceId: c.var.device!.id, userId: null, role: null });
-const userOf = (c: Context<AppEnv>): Pusher => ({ deviceId: null, userId: c.var.caller.userId, role: c.var.caller.role });
+const tillOf = (c: Context<AppEnv>): Pusher => ({ shopId: c.var.device!.shopId, deviceId: c.var.device!.id, userId: null, role: null });
+const userOf = (c: Context<AppEnv>): Pusher => ({ shopId: c.var.caller.shopId!, deviceId: null, userId: c.var.caller.userId, role: c.var.caller.role });
 
 export const syncRoutes = newRouter()
   .openapi(device.pull, async (c) => c.json(await pull(c, c.req.valid('query')), 200))
