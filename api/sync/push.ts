@@ -78,6 +78,15 @@ async function idTaken(tx: Tx, table: 'customers' | 'expenses' | 'cash_movements
   return row!.taken;
 }
 
+/**
+ * Holds the record's id until the record's transaction ends: two pushes carrying the same new record
+ * at once queue here, and the second then finds the first's record (`duplicate`) instead of racing
+ * it to the insert. Sales use sale_record's own key, so a push and a POST /sales queue together.
+ */
+async function lockId(tx: Tx, kind: 'sale' | PushEntity, id: string): Promise<void> {
+  await tx`select pg_advisory_xact_lock(hashtextextended(${`${kind}:${id.toLowerCase()}`}, 0))`;
+}
+
 const takenElsewhere = () => new Rejected({ code: 'id_taken', message: 'This id is already used by another record.' });
 
 type Outcome = Omit<PushResult, 'entity' | 'id'>;
@@ -85,6 +94,7 @@ type Outcome = Omit<PushResult, 'entity' | 'id'>;
 async function applySale(tx: Tx, pusher: Pusher, raw: unknown): Promise<Outcome> {
   const { user_id, created_at, ...sale } = parse(PushedSale, raw);
   checkHappenedAt(created_at);
+  await lockId(tx, 'sale', sale.id);
   // Idempotent by the till's id: a sale already here is this sale, whatever the retry carries.
   const [known] = await tx<{ receipt_no: number }[]>`select receipt_no from sales where id = ${sale.id}`;
   if (known) return { status: 'duplicate', receipt_no: known.receipt_no };
@@ -100,6 +110,7 @@ async function applyCustomer(tx: Tx, pusher: Pusher, raw: unknown): Promise<Outc
   const { id, updated_at, created_at, ...fields } = parse(PushedCustomer, raw);
   checkHappenedAt(created_at);
   const role = await actAs(tx, pusher, null);
+  await lockId(tx, 'customers', id);
   const [row] = await tx<{ deleted: boolean }[]>`select deleted_at is not null as deleted from customers where id = ${id} for update`;
   if (!row) {
     if (await idTaken(tx, 'customers', id)) throw takenElsewhere();
@@ -125,6 +136,7 @@ async function applyCustomer(tx: Tx, pusher: Pusher, raw: unknown): Promise<Outc
 
 async function applyExpense(tx: Tx, pusher: Pusher, raw: unknown): Promise<Outcome> {
   const { id, user_id, spent_at, ...expense } = parse(PushedExpense, raw);
+  await lockId(tx, 'expenses', id);
   const [known] = await tx`select 1 from expenses where id = ${id}`;
   if (known) return { status: 'duplicate' };
   if (await idTaken(tx, 'expenses', id)) throw takenElsewhere();
@@ -136,6 +148,7 @@ async function applyExpense(tx: Tx, pusher: Pusher, raw: unknown): Promise<Outco
 async function applyCashMovement(tx: Tx, pusher: Pusher, raw: unknown): Promise<Outcome> {
   const { id, user_id, created_at, ...movement } = parse(PushedCashMovement, raw);
   checkHappenedAt(created_at);
+  await lockId(tx, 'cash_movements', id);
   const [known] = await tx`select 1 from cash_movements where id = ${id}`;
   if (known) return { status: 'duplicate' };
   if (await idTaken(tx, 'cash_movements', id)) throw takenElsewhere();
