@@ -99,7 +99,9 @@ async function applySale(tx: Tx, pusher: Pusher, raw: unknown): Promise<Outcome>
   const [known] = await tx<{ receipt_no: number }[]>`select receipt_no from sales where id = ${sale.id}`;
   if (known) return { status: 'duplicate', receipt_no: known.receipt_no };
   await actAs(tx, pusher, user_id);
-  const { id, replayed } = await recordSale(tx, { ...sale, device_id: pusher.deviceId ?? sale.device_id ?? null, created_at }, true);
+  // What the till sold may have been deleted or given variants since: sale_offline_lines keeps the sale.
+  const [prepared] = await tx<{ sale: typeof sale }[]>`select sale_offline_lines(${tx.json(sale as never)}) as sale`;
+  const { id, replayed } = await recordSale(tx, { ...prepared!.sale, device_id: pusher.deviceId ?? sale.device_id ?? null, created_at }, true);
   const [recorded] = await tx<{ receipt_no: number }[]>`select receipt_no from sales where id = ${id}`;
   return { status: replayed ? 'duplicate' : 'applied', receipt_no: recorded!.receipt_no };
 }

@@ -113,3 +113,52 @@ end $$;
 
 create trigger stock_movements_alert_negative after insert on stock_movements
   for each row execute function stock_movements_alert_negative();
+
+-- An offline sale names what the till held when it sold. By the time it is pushed, a product or a
+-- variant may have been deleted, a product may have been given variants, a customer deleted: the sale
+-- happened all the same, so sale_record must not refuse it for that. Such a line becomes a free line
+-- (the name, price and VAT the till sold it at, else the catalogue's last ones), which moves no stock;
+-- a deleted customer is restored, since what they owe or earn must land on them. Lines naming an id
+-- the shop never had are left as they are (sale_record refuses them: that is a broken till, not
+-- news from the server).
+create function sale_offline_lines(p_sale jsonb) returns jsonb
+  language plpgsql volatile
+  as $$
+declare
+  item jsonb;
+  lines jsonb := '[]';
+  product products;
+  variant variants;
+  gone boolean;
+begin
+  for item in select value from jsonb_array_elements(p_sale -> 'items') loop
+    product := null;
+    variant := null;
+    if item ->> 'product_id' is not null then
+      select * into product from products where id = (item ->> 'product_id')::uuid;
+      if item ->> 'variant_id' is not null and product.id is not null then
+        select * into variant from variants where id = (item ->> 'variant_id')::uuid and product_id = product.id;
+      end if;
+    end if;
+    gone := product.id is not null and (
+      product.deleted_at is not null
+      or variant.deleted_at is not null
+      or (item ->> 'variant_id' is null and exists (select 1 from variants where product_id = product.id and deleted_at is null)));
+    if gone then
+      item := jsonb_build_object(
+        'product_id', null, 'variant_id', null,
+        'name', coalesce(item ->> 'name', product.name ||
+          case when variant.id is not null and variant.options <> '{}'
+               then ' (' || (select string_agg(value, ', ') from jsonb_each_text(variant.options)) || ')' else '' end),
+        'quantity', item -> 'quantity',
+        'unit_price_xaf', coalesce((item ->> 'unit_price_xaf')::bigint, variant.price_xaf, product.price_xaf),
+        'discount_xaf', (item ->> 'discount_xaf')::bigint,
+        'vat_rate', coalesce((item ->> 'vat_rate')::numeric, product.vat_rate));
+    end if;
+    lines := lines || jsonb_build_array(item);
+  end loop;
+  if p_sale ->> 'customer_id' is not null then
+    update customers set deleted_at = null where id = (p_sale ->> 'customer_id')::uuid and deleted_at is not null;
+  end if;
+  return jsonb_set(p_sale, '{items}', lines);
+end $$;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import t from 'tap';
-import { createProduct, expireSubscription, ledgerInvariants, registerShop, staffedShop, waitFor } from '../support/fixtures.ts';
+import { createProduct, expireSubscription, ledgerInvariants, postVariant, registerShop, staffedShop, waitFor } from '../support/fixtures.ts';
 import { startMailbox, startMailWorker } from '../support/mailbox.ts';
 import { expectError } from '../support/replies.ts';
 import { startService } from '../support/service.ts';
@@ -87,6 +87,55 @@ t.test('an online sale beyond stock is still refused', async (t) => {
   const online = await api.request('POST', '/sales', { token: owner.token, body: { items: [{ product_id: product.id, quantity: 2 }], payments: [{ method: 'cash', amount_xaf: 2000 }] } });
   t.equal(online.status, 422);
   t.equal(online.body.code, 'insufficient_stock');
+});
+
+t.test('an offline sale of a product or variant deleted since, or of a product given variants since, is recorded at the till\'s price without moving stock', async (t) => {
+  const { owner } = await staffedShop(api);
+  const device = await pairDevice(api, owner.token);
+  const withdrawn = await createProduct(api, owner.token, { name: 'Guirlande', price_xaf: 2000, vat_rate: 19.25 }, 5);
+  const shirt = await createProduct(api, owner.token, { name: 'Chemise', price_xaf: 6000 });
+  const small = (await postVariant(api, owner.token, shirt.id, { options: { Taille: 'S' }, price_xaf: 5500 })).body.data;
+  const plain = await createProduct(api, owner.token, { name: 'Pagne', price_xaf: 4000 });
+  // The till pulled all of this, then went offline; meanwhile on the server:
+  t.equal((await api.request('DELETE', `/products/${withdrawn.id}`, { token: owner.token })).status, 204);
+  t.equal((await api.request('DELETE', `/variants/${small.id}`, { token: owner.token })).status, 204);
+  t.equal((await postVariant(api, owner.token, plain.id, { options: { Motif: 'Wax' } })).status, 201);
+  const sale = {
+    id: randomUUID(),
+    items: [
+      { product_id: withdrawn.id, quantity: 2 },
+      { product_id: shirt.id, variant_id: small.id, quantity: 1, unit_price_xaf: 5000 },
+      { product_id: plain.id, quantity: 1 },
+    ],
+    payments: [{ method: 'cash', amount_xaf: 13_000 }],
+  };
+  const [result] = await pushed({ device: device.token }, { sales: [sale] });
+  t.equal(result.status, 'applied');
+  const read = await api.request('GET', `/sales/${sale.id}`, { token: owner.token });
+  t.match(read.body.data.items, [
+    { product_id: null, name: 'Guirlande', quantity: 2, unit_price_xaf: 2000, total_xaf: 4000, vat_rate: 19.25 },
+    { product_id: null, name: 'Chemise (S)', quantity: 1, unit_price_xaf: 5000 },
+    { product_id: null, name: 'Pagne', quantity: 1, unit_price_xaf: 4000 },
+  ]);
+  t.equal(read.body.data.total_xaf, 13_000);
+  const [{ n }] = (await api.ownerSql<{ n: number }[]>`select count(*)::int as n from stock_movements where source_id = ${sale.id}`) as unknown as [{ n: number }];
+  t.equal(n, 0, 'no stock moved for lines the catalogue no longer holds');
+  const [again] = await pushed({ device: device.token }, { sales: [sale] });
+  t.equal(again.status, 'duplicate');
+});
+
+t.test('an offline sale for a customer deleted since restores the customer, who owes what they bought on credit', async (t) => {
+  const { owner } = await staffedShop(api);
+  const device = await pairDevice(api, owner.token);
+  const product = await createProduct(api, owner.token, { price_xaf: 3000 }, 5);
+  const customer = (await api.request('POST', '/customers', { token: owner.token, body: { name: 'Jeanne' } })).body.data;
+  t.equal((await api.request('DELETE', `/customers/${customer.id}`, { token: owner.token })).status, 204);
+  const sale = { id: randomUUID(), customer_id: customer.id, items: [{ product_id: product.id, quantity: 1 }], payments: [{ method: 'credit', amount_xaf: 3000 }] };
+  const [result] = await pushed({ device: device.token }, { sales: [sale] });
+  t.equal(result.status, 'applied');
+  const read = await api.request('GET', `/customers/${customer.id}`, { token: owner.token });
+  t.equal(read.status, 200, 'the customer is back');
+  t.equal(read.body.data.balance_xaf, 3000);
 });
 
 t.test('an offline sale is recorded after the trial and subscription have ended', async (t) => {
