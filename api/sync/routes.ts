@@ -39,7 +39,8 @@ const PUSH_DESCRIPTION =
   'Sales go through the same procedure as `POST /sales` with the offline rules: never refused for stock (stock may go negative, which ' +
   'e-mails a stock alert to the owners and managers) nor for subscription state or credit ceiling; `created_at` is kept (at most 5 minutes ' +
   'ahead, at most 90 days old); receipt numbers follow the push order; a sale id already recorded answers `duplicate` with its receipt ' +
-  'number. Customers are merged by id: an update whose `updated_at` is older than the server\'s record is `rejected` with code `stale` ' +
+  'number. A line whose product or variant was deleted since, or whose product was given variants since, is kept as a free line at the ' +
+  'till\'s price (no stock moves); a customer deleted since is restored. Customers are merged by id: an update whose `updated_at` is older than the server\'s record is `rejected` with code `stale` ' +
   'and the server\'s `record`; setting a credit ceiling needs a manager. Expenses need a manager; cash movements go to the open shift of ' +
   'the record\'s user. On /device/sync/push records name their user with `user_id` (the till\'s logged-in staff); on /sync/push it ' +
   `defaults to the bearer. At most ${PUSH_MAX_SALES} sales and ${PUSH_MAX_RECORDS} records in all, and 8 MiB: beyond, 413.`;

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { createCategory, createProduct, registerShop, staffedShop, waitFor } from '../support/fixtures.ts';
+import { createCategory, createProduct, postVariant, registerShop, staffedShop, waitFor } from '../support/fixtures.ts';
 import { expectError, expectInvalid, UNAUTHENTICATED } from '../support/replies.ts';
 import { startService } from '../support/service.ts';
 import { catchUp, emptyReplica, ENTITIES, offlineSale, pairDevice, pull, push, type SyncAuth } from './sync-fixtures.ts';
@@ -122,6 +122,22 @@ t.test('a change to a record sends it again; a deletion comes back once with del
   t.type(deletion.body.data.products[0].deleted_at, 'string');
   const next = await pull(api, { device: device.token }, { since: deletion.body.cursor });
   t.strictSame(next.body.data.products, [], 'the deletion comes once');
+});
+
+t.test('adding or deleting a variant sends its product again, with has_variants', async (t) => {
+  const owner = await registerShop(api);
+  const device = await pairDevice(api, owner.token);
+  const product = await createProduct(api, owner.token, { name: 'Chemise' });
+  const first = await pullUntil({ device: device.token }, undefined, (body) => body.data.products.length === 1);
+  t.equal(first.body.data.products[0].has_variants, false);
+  const variant = await postVariant(api, owner.token, product.id, { options: { Taille: 'M' } });
+  t.equal(variant.status, 201);
+  const added = await pullUntil({ device: device.token }, first.body.cursor, (body) => body.data.variants.length === 1 && body.data.products.length === 1);
+  t.match(added.body.data.products[0], { id: product.id, has_variants: true });
+  t.equal((await api.request('DELETE', `/variants/${variant.body.data.id}`, { token: owner.token })).status, 204);
+  const removed = await pullUntil({ device: device.token }, added.body.cursor, (body) => body.data.products.length === 1);
+  t.match(removed.body.data.products[0], { id: product.id, has_variants: false });
+  t.type(removed.body.data.variants[0]?.deleted_at, 'string', 'the variant comes back deleted');
 });
 
 t.test('a new device receives no deletion older than its first pull', async (t) => {
