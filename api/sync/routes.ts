@@ -2,7 +2,7 @@ import { createRoute, type z } from '@hono/zod-openapi';
 import type { Context, MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../env.ts';
 import { errors } from '../errors.ts';
-import { authenticate, authenticateDevice, requireRole } from '../middleware/auth.ts';
+import { authenticate, authenticateDevice, authenticateDeviceEach, authenticateEach, requireRole } from '../middleware/auth.ts';
 import { newRouter } from '../router.ts';
 import { bearer, jsonBody, jsonResponse, pickErrors } from '../schemas.ts';
 import { readSince, writeCursor } from './cursor.ts';
@@ -43,11 +43,17 @@ const PUSH_DESCRIPTION =
   'till\'s price (no stock moves); a customer deleted since is restored. Customers are merged by id: an update whose `updated_at` is older than the server\'s record is `rejected` with code `stale` ' +
   'and the server\'s `record`; setting a credit ceiling needs a manager. Expenses need a manager; cash movements go to the open shift of ' +
   'the record\'s user. On /device/sync/push records name their user with `user_id` (the till\'s logged-in staff); on /sync/push it ' +
-  `defaults to the bearer. At most ${PUSH_MAX_SALES} sales and ${PUSH_MAX_RECORDS} records in all, and 8 MiB: beyond, 413.`;
+  `defaults to the bearer. No Idempotency-Key is needed (nor stored): records are idempotent by their ids. At most ${PUSH_MAX_SALES} sales and ${PUSH_MAX_RECORDS} records in all, and 8 MiB: beyond, 413.`;
 
 const deviceAuth = [{ deviceAuth: [] }];
 
-function routesAt(prefix: '/device/sync' | '/sync', auth: MiddlewareHandler<AppEnv>[], security: Record<string, string[]>[]) {
+/** `pullAuth` opens the request's transaction (a pull reads in one); `pushAuth` does not (a push commits record by record). */
+function routesAt(
+  prefix: '/device/sync' | '/sync',
+  pullAuth: MiddlewareHandler<AppEnv>[],
+  pushAuth: MiddlewareHandler<AppEnv>[],
+  security: Record<string, string[]>[],
+) {
   const who = prefix === '/sync' ? ' (any shop user, bearer token)' : ' (device credentials: `Authorization: Device <token>`)';
   const unauthenticated = prefix === '/sync' ? pickErrors(401, 403) : { 401: { ...pickErrors(401)[401], description: 'Missing or bad device credentials (`device_unauthenticated`, "Identifiants de l\'appareil manquants.").' } };
   return {
@@ -58,7 +64,7 @@ function routesAt(prefix: '/device/sync' | '/sync', auth: MiddlewareHandler<AppE
       summary: `Pull the shop's records changed since a cursor${who}`,
       description: PULL_DESCRIPTION,
       security,
-      middleware: auth,
+      middleware: pullAuth,
       request: { query: PullQuery },
       responses: { 200: jsonResponse('One page per entity, and the cursor to continue from.', PullResponse), ...unauthenticated, ...pickErrors(422) },
     }),
@@ -69,7 +75,7 @@ function routesAt(prefix: '/device/sync' | '/sync', auth: MiddlewareHandler<AppE
       summary: `Push records made offline${who}`,
       description: PUSH_DESCRIPTION,
       security,
-      middleware: auth,
+      middleware: pushAuth,
       request: { body: jsonBody(PushBody) },
       responses: {
         200: jsonResponse('One result per record.', PushResponse),
@@ -81,8 +87,8 @@ function routesAt(prefix: '/device/sync' | '/sync', auth: MiddlewareHandler<AppE
   };
 }
 
-const device = routesAt('/device/sync', [authenticateDevice], deviceAuth);
-const user = routesAt('/sync', [authenticate, requireRole('cashier')], bearer);
+const device = routesAt('/device/sync', [authenticateDevice], [authenticateDeviceEach], deviceAuth);
+const user = routesAt('/sync', [authenticate, requireRole('cashier')], [authenticateEach, requireRole('cashier')], bearer);
 
 async function pull(c: Context<AppEnv>, query: z.infer<typeof PullQuery>) {
   const { tx } = c.var;
