@@ -184,6 +184,12 @@ interface Model {
   /** Valid ids refused and never applied since: none of them may exist anywhere. */
   rejected: Record<Entity, Set<string>>;
   receipts: number;
+  /**
+   * The ids of the push being planned, when it is sent twice at once: there an id appears once, since
+   * what the other request answers for a record the same push changes again later depends on how the
+   * two requests interleave.
+   */
+  inPush: Set<string>;
 }
 
 /** Ids applied in the shops of earlier runs: reused here they belong to another shop. */
@@ -217,9 +223,14 @@ function check(condition: boolean, message: string, reply?: Reply): asserts cond
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 const nth = <T>(items: readonly T[], pick: number): T | undefined => (items.length ? items[pick % items.length] : undefined);
+/** One of the ids (of earlier records, to repeat or reuse) that the push being planned has not used yet. */
+const pickId = (model: Model, ids: Iterable<string>, pick: number) => nth([...ids].filter((id) => !model.inPush.has(id)), pick);
 const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000).toISOString();
 
 async function buildWorld(): Promise<World> {
+  // Each run opens a shop through the public routes (registration, logins, pairing): a long shrink
+  // would reach the per-address limit, so the test clears that bucket first.
+  await api.ownerSql`delete from rate_limits where bucket like 'address:%'`;
   const { owner, manager, cashier } = await staffedShop(api);
   const users = {
     owner: { id: owner.user.id as string, token: owner.token, role: 'owner' as const },
@@ -277,6 +288,7 @@ function emptyModel(regular: string): Model {
     cash: new Map(),
     rejected: { customers: new Set(), sales: new Set(), expenses: new Set(), cash_movements: new Set() },
     receipts: 0,
+    inPush: new Set(),
   };
 }
 
@@ -317,8 +329,7 @@ function planSale(world: World, model: Model, route: Route, spec: SaleSpec): Pla
   const product = world.products[0]!;
 
   if (spec.kind === 'duplicate' || spec.kind === 'duplicate_invalid') {
-    const ids = [...model.sales.keys()];
-    const id = nth(ids, spec.pick);
+    const id = pickId(model, model.sales.keys(), spec.pick);
     if (id) {
       const original = model.sales.get(id)!;
       if (spec.kind === 'duplicate_invalid') {
@@ -349,7 +360,7 @@ function planSale(world: World, model: Model, route: Route, spec: SaleSpec): Pla
       payments: [{ method: spec.change === 'deleted_customer' ? 'credit' : 'card', amount_xaf: total }],
     };
     if (spec.change === 'deleted_customer') {
-      model.customers.set(world.gone, { name: 'Client parti' });
+      if (!model.customers.has(world.gone)) model.customers.set(world.gone, { name: 'Client parti' });
       world.stock.set(product.id, world.stock.get(product.id)! - 2000); // an ordinary line: it moves stock
     }
     saw(`sales recorded after the catalogue changed: ${spec.change}`);
@@ -389,7 +400,7 @@ function planSale(world: World, model: Model, route: Route, spec: SaleSpec): Pla
 
   // A valid sale (also what a duplicate or a foreign id falls back to when there is nothing to repeat).
   const valid = spec.kind === 'valid' ? spec : { lines: [{ product: 0, variant: 0, quantity: 1, half: false }], pay: 'cash_over', customer: null, at: false, user: null, revive: null };
-  const revived = valid.revive === null ? undefined : nth([...model.rejected.sales], valid.revive);
+  const revived = valid.revive === null ? undefined : pickId(model, model.rejected.sales, valid.revive);
   const id = revived ?? randomUUID();
   if (revived) {
     model.rejected.sales.delete(revived);
@@ -429,14 +440,13 @@ function planCustomer(world: World, model: Model, route: Route, spec: CustomerSp
     if (typeof id === 'string' && /^[0-9a-f-]{36}$/.test(id) && !model.customers.has(id)) model.rejected.customers.add(id);
     return { entity: 'customers', raw, expect: { status: 'rejected', code }, label };
   };
-  const live = [...model.customers.keys()];
+  const live = pickId(model, model.customers.keys(), spec.kind === 'duplicate' || spec.kind === 'update' ? spec.pick : 0);
 
-  if (spec.kind === 'duplicate') {
-    const id = nth(live, spec.pick)!;
-    return { entity: 'customers', raw: { id, name: model.customers.get(id)!.name }, expect: { status: 'duplicate' }, label };
+  if (spec.kind === 'duplicate' && live) {
+    return { entity: 'customers', raw: { id: live, name: model.customers.get(live)!.name }, expect: { status: 'duplicate' }, label };
   }
-  if (spec.kind === 'update') {
-    const id = nth(live, spec.pick)!;
+  if (spec.kind === 'update' && live) {
+    const id = live;
     const name = `Renommé ${randomUUID().slice(0, 6)}`;
     if (spec.version === 'fresh') {
       // The version the till edited is at least the server's: the change applies.
@@ -470,7 +480,7 @@ function planCustomer(world: World, model: Model, route: Route, spec: CustomerSp
 
   // A new customer.
   const fresh = spec.kind === 'new' ? spec : { ceiling: false, email: false, card: false, revive: null };
-  const revived = fresh.revive === null ? undefined : nth([...model.rejected.customers], fresh.revive);
+  const revived = fresh.revive === null ? undefined : pickId(model, model.rejected.customers, fresh.revive);
   const id = revived ?? randomUUID();
   const raw = {
     id,
@@ -501,7 +511,7 @@ function planExpense(world: World, model: Model, route: Route, spec: ExpenseSpec
     return { entity: 'expenses', raw, expect: { status: 'rejected', code }, label };
   };
   if (spec.kind === 'duplicate') {
-    const id = nth([...model.expenses.keys()], spec.pick);
+    const id = pickId(model, model.expenses.keys(), spec.pick);
     if (id) {
       const original = model.expenses.get(id)!;
       return { entity: 'expenses', raw: spec.changed ? { ...original, amount_xaf: original.amount_xaf + 1 } : original, expect: { status: 'duplicate' }, label };
@@ -527,7 +537,7 @@ function planExpense(world: World, model: Model, route: Route, spec: ExpenseSpec
     }
   }
   const fresh = spec.kind === 'new' ? spec : { user: 1, method: 'card', revive: null };
-  const revived = fresh.revive === null ? undefined : nth([...model.rejected.expenses], fresh.revive);
+  const revived = fresh.revive === null ? undefined : pickId(model, model.rejected.expenses, fresh.revive);
   const id = revived ?? randomUUID();
   const raw = {
     id,
@@ -557,7 +567,7 @@ function planCash(world: World, model: Model, route: Route, spec: CashSpec): Pla
     return { entity: 'cash_movements', raw, expect: { status: 'rejected', code }, label };
   };
   if (spec.kind === 'duplicate') {
-    const id = nth([...model.cash.keys()], spec.pick);
+    const id = pickId(model, model.cash.keys(), spec.pick);
     if (id) {
       const original = model.cash.get(id)!;
       return { entity: 'cash_movements', raw: spec.changed ? { ...original, reason: 'Renvoyé' } : original, expect: { status: 'duplicate' }, label };
@@ -582,7 +592,7 @@ function planCash(world: World, model: Model, route: Route, spec: CashSpec): Pla
     }
   }
   const fresh = spec.kind === 'new' ? spec : { user: 2, direction: 'in', at: false, revive: null };
-  const revived = fresh.revive === null ? undefined : nth([...model.rejected.cash_movements], fresh.revive);
+  const revived = fresh.revive === null ? undefined : pickId(model, model.rejected.cash_movements, fresh.revive);
   const id = revived ?? randomUUID();
   const raw = {
     id,
@@ -609,12 +619,20 @@ function planCash(world: World, model: Model, route: Route, spec: CashSpec): Pla
 /** The records of a push in the order the server applies them (customers, sales, expenses, cash movements), each with its expectation. */
 function plan(world: World, model: Model, spec: PushSpec): Planned[] {
   const planned: Planned[] = [];
+  model.inPush.clear();
   for (const entity of PUSH_ORDER) {
     for (const record of spec.records.filter((r) => r.entity === entity)) {
-      if (record.entity === 'customers') planned.push(planCustomer(world, model, spec.route, record));
-      else if (record.entity === 'sales') planned.push(planSale(world, model, spec.route, record));
-      else if (record.entity === 'expenses') planned.push(planExpense(world, model, spec.route, record));
-      else planned.push(planCash(world, model, spec.route, record));
+      const next =
+        record.entity === 'customers'
+          ? planCustomer(world, model, spec.route, record)
+          : record.entity === 'sales'
+            ? planSale(world, model, spec.route, record)
+            : record.entity === 'expenses'
+              ? planExpense(world, model, spec.route, record)
+              : planCash(world, model, spec.route, record);
+      planned.push(next);
+      const id = typeof next.raw === 'object' && next.raw !== null ? (next.raw as { id?: unknown }).id : undefined;
+      if (spec.twice && typeof id === 'string') model.inPush.add(id);
     }
   }
   return planned;
