@@ -40,7 +40,8 @@ const PUSH_DESCRIPTION =
   'e-mails a stock alert to the owners and managers) nor for subscription state or credit ceiling; `created_at` is kept (at most 5 minutes ' +
   'ahead, at most 90 days old); receipt numbers follow the push order; a sale id already recorded answers `duplicate` with its receipt ' +
   'number. A line whose product or variant was deleted since, or whose product was given variants since, is kept as a free line at the ' +
-  'till\'s price (no stock moves); a customer deleted since is restored. Customers are merged by id: an update whose `updated_at` is older than the server\'s record is `rejected` with code `stale` ' +
+  'till\'s price (no stock moves); a customer deleted since is restored; points redeemed beyond what the customer still has are redeemed ' +
+  'up to it and the rest of their value becomes a line discount (the sale keeps the total paid). Customers are merged by id: an update whose `updated_at` is older than the server\'s record is `rejected` with code `stale` ' +
   'and the server\'s `record`; setting a credit ceiling needs a manager. Expenses need a manager; cash movements go to the open shift of ' +
   'the record\'s user. On /device/sync/push records name their user with `user_id` (the till\'s logged-in staff); on /sync/push it ' +
   `defaults to the bearer. No Idempotency-Key is needed (nor stored): records are idempotent by their ids. At most ${PUSH_MAX_SALES} sales and ${PUSH_MAX_RECORDS} records in all, and 8 MiB: beyond, 413.`;

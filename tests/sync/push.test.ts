@@ -138,6 +138,26 @@ t.test('an offline sale for a customer deleted since restores the customer, who 
   t.equal(read.body.data.balance_xaf, 3000);
 });
 
+t.test('points redeemed offline beyond what the customer still has are redeemed up to it, the rest given as a discount', async (t) => {
+  const { owner } = await staffedShop(api);
+  const device = await pairDevice(api, owner.token);
+  const product = await createProduct(api, owner.token, { price_xaf: 10_000 }, 5);
+  const rate = (await api.request('GET', '/shop', { token: owner.token })).body.data.loyalty_redeem_rate_xaf as number;
+  const customer = (await api.request('POST', '/customers', { token: owner.token, body: { name: 'Fidèle' } })).body.data;
+  const corrected = await api.request('POST', `/customers/${customer.id}/points`, { token: owner.token, body: { delta: 100, reason: 'Cadeau' } });
+  t.equal(corrected.status, 201);
+  // The till saw 150 points (another till spent 50 meanwhile) and took them off the bill.
+  const paid = 10_000 - 150 * rate;
+  const sale = { id: randomUUID(), customer_id: customer.id, redeem_points: 150, items: [{ product_id: product.id, quantity: 1 }], payments: [{ method: 'cash', amount_xaf: paid }] };
+  const [result] = await pushed({ device: device.token }, { sales: [sale] });
+  t.equal(result.status, 'applied');
+  const read = (await api.request('GET', `/sales/${sale.id}`, { token: owner.token })).body.data;
+  t.match(read, { total_xaf: paid, points_redeemed: 100, change_xaf: 0, credit_xaf: 0 });
+  t.equal(read.items[0].discount_xaf, 50 * rate, 'the 50 missing points\' value is a discount');
+  const after = (await api.request('GET', `/customers/${customer.id}`, { token: owner.token })).body.data;
+  t.equal(after.points - read.points_earned, 0, 'the customer\'s points are spent, never below zero');
+});
+
 t.test('an offline sale is recorded after the trial and subscription have ended', async (t) => {
   const { owner } = await staffedShop(api);
   const device = await pairDevice(api, owner.token);
