@@ -57,15 +57,17 @@ function parse<T extends z.ZodType>(schema: T, record: unknown): z.infer<T> {
  * The user a record is made by (the record's `user_id`, else the bearer's user) and the role its
  * permissions are checked with: the bearer's own role (naming a user only attributes the record), or,
  * for a till, the named user's role (a cashier's when it names none). Sets that user as the
- * transaction's user, so the record lands on their open shift.
+ * transaction's user, so the record lands on their open shift. A sale happened whoever made it: it
+ * may name a user removed from the shop since (who then grants no permission).
  */
-async function actAs(tx: Tx, pusher: Pusher, userId: string | null | undefined): Promise<Role> {
+async function actAs(tx: Tx, pusher: Pusher, userId: string | null | undefined, removedToo = false): Promise<Role> {
   const author = userId ?? pusher.userId;
   let role: Role = pusher.role ?? 'cashier';
   if (author && author !== pusher.userId) {
-    const [user] = await tx<{ role: Role }[]>`select role from users where id = ${author} and shop_id = app_shop_id() and deleted_at is null`;
-    if (!user) throw invalidField('user_id', 'No such user in this shop.');
-    if (!pusher.role) role = user.role;
+    const [user] = await tx<{ role: Role; removed: boolean }[]>`
+      select role, deleted_at is not null as removed from users where id = ${author} and shop_id = app_shop_id()`;
+    if (!user || (user.removed && !removedToo)) throw invalidField('user_id', 'No such user in this shop.');
+    if (!pusher.role && !user.removed) role = user.role;
   }
   await tx`select set_config('app.user_id', ${author ?? ''}, true)`;
   return role;
@@ -98,7 +100,7 @@ async function applySale(tx: Tx, pusher: Pusher, raw: unknown): Promise<Outcome>
   // Idempotent by the till's id: a sale already here is this sale, whatever the retry carries.
   const [known] = await tx<{ receipt_no: number }[]>`select receipt_no from sales where id = ${sale.id}`;
   if (known) return { status: 'duplicate', receipt_no: known.receipt_no };
-  await actAs(tx, pusher, user_id);
+  await actAs(tx, pusher, user_id, true);
   // What the till sold may have been deleted or given variants since: sale_offline_lines keeps the sale.
   const [prepared] = await tx<{ sale: typeof sale }[]>`select sale_offline_lines(${tx.json(sale as never)}) as sale`;
   const { id, replayed } = await recordSale(tx, { ...prepared!.sale, device_id: pusher.deviceId ?? sale.device_id ?? null, created_at }, true);

@@ -158,6 +158,19 @@ t.test('points redeemed offline beyond what the customer still has are redeemed 
   t.equal(after.points - read.points_earned, 0, 'the customer\'s points are spent, never below zero');
 });
 
+t.test('an offline sale made by a cashier removed from the shop since is recorded under that cashier', async (t) => {
+  const { owner, cashier } = await staffedShop(api);
+  const device = await pairDevice(api, owner.token);
+  const product = await createProduct(api, owner.token, {}, 5);
+  t.equal((await api.request('DELETE', `/users/${cashier.user.id}`, { token: owner.token })).status, 204);
+  const sale = offlineSale(randomUUID(), product.id, 1, { user_id: cashier.user.id });
+  const [result] = await pushed({ device: device.token }, { sales: [sale] });
+  t.equal(result.status, 'applied');
+  t.equal((await saleRow(sale.id))!.cashier_id, cashier.user.id);
+  const [expense] = await pushed({ device: device.token }, { expenses: [{ id: randomUUID(), category: 'other', amount_xaf: 100, payment_method: 'cash', user_id: cashier.user.id }] });
+  t.match(expense, { status: 'rejected', code: 'validation_failed' }, 'a removed user grants nothing else');
+});
+
 t.test('an offline sale is recorded after the trial and subscription have ended', async (t) => {
   const { owner } = await staffedShop(api);
   const device = await pairDevice(api, owner.token);
