@@ -17,6 +17,15 @@ export const Uuid = z.uuid();
 
 export const Timestamp = z.iso.datetime().openapi({ description: 'ISO-8601, UTC.' });
 
+/** PostgreSQL has no year 0 (zod accepts it): a day or a time in a request starts at year 1, else a 422, never a failed query. */
+const fromYearOne = (value: string) => !value.startsWith('0000');
+
+/** A calendar day, `2026-11-21`. */
+export const IsoDate = z.iso.date().refine(fromYearOne, 'Must be a valid ISO-8601 date.');
+
+/** A time with its offset, `2026-11-21T08:30:00+01:00` or `...Z`. */
+export const IsoDateTime = z.iso.datetime({ offset: true }).refine(fromYearOne, 'Must be a valid ISO-8601 date.');
+
 /** At most `places` decimals, tolerant of binary floating point (19.25 is two places, 0.1 + 0.2 is one). */
 export const hasDecimals = (places: number) => (value: number) => Number.isInteger(Math.round(value * 10 ** places * 1e6) / 1e6);
 

@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { PaymentMethod } from '../credit/schemas.ts';
-import { ListQuery, Money, optionalText, QueryBoolean, Timestamp, Uuid } from '../schemas.ts';
+import { IsoDate, ListQuery, Money, optionalText, QueryBoolean, Timestamp, Uuid } from '../schemas.ts';
 
 export const ExpenseCategory = z.enum(['rent', 'utilities', 'salaries', 'transport', 'supplies', 'other']);
 
@@ -12,7 +12,7 @@ export const CreateExpenseBody = z
     amount_xaf: Money.min(1),
     payment_method: PaymentMethod.openapi({ description: 'Treasury account credited: cash 571, card and bank 521, mobile money 585.' }),
     description: optionalText(255),
-    spent_at: z.iso.date().nullable().optional().openapi({
+    spent_at: IsoDate.nullable().optional().openapi({
       description:
         'The day it was spent, in the shop\'s time zone; not after today. Omitted, null or today: spent now, and, paid in cash, taken from the ' +
         'caller\'s open shift (its expected cash goes down). An earlier day: recorded at the start of that day and attached to no shift.',
@@ -40,8 +40,8 @@ export type ExpenseRecord = z.infer<typeof ExpenseRecord>;
 
 export const ExpenseListQuery = ListQuery.extend({
   category: ExpenseCategory.optional().openapi({ param: { name: 'category', in: 'query' } }),
-  from: z.iso.date().optional().openapi({ param: { name: 'from', in: 'query' }, description: 'First day spent, shop time.' }),
-  to: z.iso.date().optional().openapi({ param: { name: 'to', in: 'query' }, description: 'Last day spent, shop time; on or after from.' }),
+  from: IsoDate.optional().openapi({ param: { name: 'from', in: 'query' }, description: 'First day spent, shop time.' }),
+  to: IsoDate.optional().openapi({ param: { name: 'to', in: 'query' }, description: 'Last day spent, shop time; on or after from.' }),
   include_deleted: QueryBoolean.optional().openapi({ param: { name: 'include_deleted', in: 'query' }, description: 'Also list deleted expenses (default false).' }),
 }).refine((q) => !q.from || !q.to || q.to >= q.from, { path: ['to'], message: 'Must be on or after from.' });
 

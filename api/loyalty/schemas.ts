@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { CardNo, CustomerRecord, TierRef } from '../customers/schemas.ts';
-import { hasDecimals, ListQuery, Timestamp, Uuid } from '../schemas.ts';
+import { hasDecimals, IsoDate, ListQuery, Timestamp, Uuid } from '../schemas.ts';
 
 export const RegisterCardBody = z
   .object({
@@ -89,8 +89,8 @@ export const ReplaceTiersBody = z
 
 export const ReportQuery = z
   .object({
-    from: z.iso.date().optional().openapi({ param: { name: 'from', in: 'query' }, description: 'First day (shop time); default 30 days ago.' }),
-    to: z.iso.date().optional().openapi({ param: { name: 'to', in: 'query' }, description: 'Last day, on or after from; default today.' }),
+    from: IsoDate.optional().openapi({ param: { name: 'from', in: 'query' }, description: 'First day (shop time); default 30 days ago.' }),
+    to: IsoDate.optional().openapi({ param: { name: 'to', in: 'query' }, description: 'Last day, on or after from; default today.' }),
   })
   .refine((query) => !query.from || !query.to || Number.isNaN(Date.parse(query.from)) || query.to >= query.from, {
     path: ['to'],

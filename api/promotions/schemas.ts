@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { hasDecimals, ListQuery, Money, Quantity, QueryBoolean, Timestamp, UnitMoney, Uuid } from '../schemas.ts';
+import { hasDecimals, IsoDateTime, ListQuery, Money, Quantity, QueryBoolean, Timestamp, UnitMoney, Uuid } from '../schemas.ts';
 
 export const PromotionKind = z.enum(['percent', 'amount_xaf', 'buy_x_get_y', 'price_xaf']);
 
@@ -42,8 +42,8 @@ export const PromotionFields = z.object({
   variant_ids: z.array(Uuid).max(500).optional(),
   min_quantity: Quantity.refine((q) => q >= 0, 'Must be at least 0.').optional().openapi({ description: 'A line needs at least this quantity (buy_x_get_y: the X bought).' }),
   min_total_xaf: Money.optional().openapi({ description: 'The basket needs at least this total.' }),
-  starts_at: z.iso.datetime({ offset: true }).nullable().optional(),
-  ends_at: z.iso.datetime({ offset: true }).nullable().optional(),
+  starts_at: IsoDateTime.nullable().optional(),
+  ends_at: IsoDateTime.nullable().optional(),
   days_of_week: z.array(z.number().int().min(1).max(7)).min(1).max(7).nullable().optional().openapi({ description: 'ISO days, Monday = 1; null: every day.' }),
   starts_time: Time.nullable().optional().openapi({ description: 'Daily window in the shop\'s time zone (with ends_time).' }),
   ends_time: Time.nullable().optional(),
@@ -91,7 +91,7 @@ export const PreviewBody = z
       )
       .min(1)
       .max(200),
-    at: z.iso.datetime({ offset: true }).optional().openapi({ description: 'When the sale happens; default now.' }),
+    at: IsoDateTime.optional().openapi({ description: 'When the sale happens; default now.' }),
   })
   .openapi('PromotionPreviewRequest');
 

@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { ListQuery, Money, optionalText, Quantity, Timestamp, UnitMoney, Uuid, VatRate } from '../schemas.ts';
+import { IsoDate, ListQuery, Money, optionalText, Quantity, Timestamp, UnitMoney, Uuid, VatRate } from '../schemas.ts';
 
 export const SaleStatus = z.enum(['completed', 'voided', 'partially_refunded', 'refunded']);
 export const SaleMethod = z.enum(['cash', 'carrier1_momo', 'carrier2_money', 'card', 'bank', 'credit']);
@@ -151,8 +151,8 @@ export const RefundBody = z
 export const AttributeLoyaltyBody = z.object({ card_no: z.string().trim().min(1).max(60) }).openapi('AttributeLoyalty');
 
 export const SaleListQuery = ListQuery.extend({
-  from: z.iso.date().optional().openapi({ param: { name: 'from', in: 'query' }, description: 'First day, shop time.' }),
-  to: z.iso.date().optional().openapi({ param: { name: 'to', in: 'query' }, description: 'Last day, shop time; on or after from.' }),
+  from: IsoDate.optional().openapi({ param: { name: 'from', in: 'query' }, description: 'First day, shop time.' }),
+  to: IsoDate.optional().openapi({ param: { name: 'to', in: 'query' }, description: 'Last day, shop time; on or after from.' }),
   customer_id: Uuid.optional().openapi({ param: { name: 'customer_id', in: 'query' } }),
   status: SaleStatus.optional().openapi({ param: { name: 'status', in: 'query' } }),
   shift_id: Uuid.optional().openapi({ param: { name: 'shift_id', in: 'query' } }),

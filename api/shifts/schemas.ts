@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { ListQuery, Money, optionalText, Timestamp, Uuid } from '../schemas.ts';
+import { IsoDate, ListQuery, Money, optionalText, Timestamp, Uuid } from '../schemas.ts';
 
 /**
  * The methods a drawer is counted by, in the order `counted_by_method` lists its counts. The order is
@@ -109,6 +109,6 @@ export const CurrentShift = ShiftRecord.extend({ totals: ShiftTotals }).openapi(
 export const ShiftListQuery = ListQuery.extend({
   cashier: Uuid.optional().openapi({ param: { name: 'cashier', in: 'query' }, description: 'The cashier\'s user id (managers and owners; a cashier only ever sees their own).' }),
   status: ShiftStatus.optional().openapi({ param: { name: 'status', in: 'query' } }),
-  from: z.iso.date().optional().openapi({ param: { name: 'from', in: 'query' }, description: 'First day the shift opened on, shop time.' }),
-  to: z.iso.date().optional().openapi({ param: { name: 'to', in: 'query' }, description: 'Last day, shop time; on or after from.' }),
+  from: IsoDate.optional().openapi({ param: { name: 'from', in: 'query' }, description: 'First day the shift opened on, shop time.' }),
+  to: IsoDate.optional().openapi({ param: { name: 'to', in: 'query' }, description: 'Last day, shop time; on or after from.' }),
 }).refine((q) => !q.from || !q.to || q.to >= q.from, { path: ['to'], message: 'Must be on or after from.' });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { decodeCursor, encodeCursor } from '../lib/pagination.ts';
+import { IsoDateTime } from '../schemas.ts';
 import { ORIGIN, type Position } from './queries.ts';
 import { ENTITIES, type EntityName } from './schemas.ts';
 
@@ -14,7 +15,7 @@ export interface SyncCursor {
 
 const Xid = z.string().regex(/^\d{1,20}$/);
 const Slot = z.tuple([Xid, z.uuid(), Xid.nullable()]);
-const Shape = z.tuple([z.literal(1), z.iso.datetime({ offset: true }).nullable(), z.tuple([Slot, Slot, Slot, Slot, Slot, Slot, Slot, Slot])]);
+const Shape = z.tuple([z.literal(1), IsoDateTime.nullable(), z.tuple([Slot, Slot, Slot, Slot, Slot, Slot, Slot, Slot])]);
 
 const everywhere = (position: (entity: EntityName) => Position) =>
   Object.fromEntries(ENTITIES.map((entity) => [entity, position(entity)])) as Record<EntityName, Position>;
@@ -25,7 +26,7 @@ const everywhere = (position: (entity: EntityName) => Position) =>
  */
 export function readSince(since: string | undefined, horizon: string): SyncCursor {
   if (since === undefined || since === '') return { positions: everywhere(() => ({ ...ORIGIN, floor: horizon })), changedSince: null };
-  if (z.iso.datetime({ offset: true }).safeParse(since).success) {
+  if (IsoDateTime.safeParse(since).success) {
     return { positions: everywhere(() => ({ ...ORIGIN, floor: null })), changedSince: since };
   }
   const [, changedSince, slots] = decodeCursor(since, Shape, 'since')!;
