@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import t from 'tap';
 import { ledgerInvariants } from '../support/fixtures.ts';
 import { startService, type Reply } from '../support/service.ts';
+import { checkProperty, propertyRun } from '../support/property.ts';
 import { charge, createCustomer, rejection, staffedShop, type StaffedShop } from './customer-fixtures.ts';
 
 const api = await startService(t);
@@ -12,9 +13,8 @@ const api = await startService(t);
  * is reproducible; FC_SEED (and FC_PATH, from a failure report) replay another run, FC_RUNS changes
  * how many.
  */
-const SEED = Number(process.env.FC_SEED ?? 20_241_104);
-const RUNS = Number(process.env.FC_RUNS ?? 25);
-const PATH = process.env.FC_PATH;
+const RUN = propertyRun(20_241_104, 25);
+const PATH = RUN.path;
 
 const CEILING = 100_000;
 const DAY = 86_400_000;
@@ -184,21 +184,8 @@ async function runSequence(shop: StaffedShop, steps: Step[]): Promise<void> {
 
 t.test('random charges and settlements keep the balance equal to what remains of the debts, and never allocate more than is owed', async (t) => {
   const shop = await staffedShop(api);
-  t.comment(`fast-check seed ${SEED}, ${RUNS} runs${PATH ? `, path ${PATH}` : ''}`);
   const property = fc.asyncProperty(sequence, (steps) => runSequence(shop, steps));
-  try {
-    // A failure shrinks for at most 30 s, so tap's timeout never swallows the report with its seed and path.
-    await fc.assert(property, {
-      seed: SEED,
-      numRuns: RUNS,
-      ...(PATH ? { path: PATH } : {}),
-      includeErrorInReport: true,
-      plugins: [fc.interruptAfterTimeLimit(30_000, { failOnInterrupt: true })],
-    });
-    t.pass(`${RUNS} random sequences held every invariant`);
-  } catch (error) {
-    t.fail(`${(error as Error).message}\nreplay with FC_SEED=${SEED} (and FC_PATH from the report above)`);
-  }
+  await checkProperty(t, property, RUN, 'random sequences', 30_000);
   t.comment(`exercised: ${JSON.stringify(seen)}`);
   if (!PATH) {
     t.ok(seen.charges > 0 && seen.refusedCharges > 0, `charges were made (${seen.charges}) and refused beyond the ceiling (${seen.refusedCharges})`);

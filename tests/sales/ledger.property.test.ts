@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import t from 'tap';
 import { createProduct, ledgerInvariants, registerShop, type ShopFixture } from '../support/fixtures.ts';
 import { startService, type Reply } from '../support/service.ts';
+import { checkProperty, propertyRun } from '../support/property.ts';
 import { createCustomer, createPromotion, postSale, productWithVariants, refundSale, voidSale } from './sale-fixtures.ts';
 
 const api = await startService(t);
@@ -12,9 +13,8 @@ const api = await startService(t);
  * reproducible; FC_SEED (and FC_PATH, from a failure report) replay another run, FC_RUNS changes
  * how many.
  */
-const SEED = Number(process.env.FC_SEED ?? 20_260_521);
-const RUNS = Number(process.env.FC_RUNS ?? 25);
-const PATH = process.env.FC_PATH;
+const RUN = propertyRun(20_260_521, 25);
+const PATH = RUN.path;
 
 const VAT_RATES = [0, 5.5, 19.25, 20, 100] as const;
 const REFUND_METHODS = ['cash', 'card', 'carrier2_money', 'bank', 'credit'] as const;
@@ -410,21 +410,8 @@ async function run(setup: Setup, sequence: Step[]): Promise<void> {
 }
 
 t.test('random baskets, payments, voids and refunds keep the journal balanced, the money and the stock accounted for', async (t) => {
-  t.comment(`fast-check seed ${SEED}, ${RUNS} runs${PATH ? `, path ${PATH}` : ''}`);
   const property = fc.asyncProperty(setupSpec, steps, run);
-  try {
-    // A failure runs and shrinks for at most 60 s, so tap's timeout never swallows the report with its seed and path.
-    await fc.assert(property, {
-      seed: SEED,
-      numRuns: RUNS,
-      ...(PATH ? { path: PATH } : {}),
-      includeErrorInReport: true,
-      plugins: [fc.interruptAfterTimeLimit(60_000, { failOnInterrupt: true })],
-    });
-    t.pass(`${RUNS} random runs held every invariant`);
-  } catch (error) {
-    t.fail(`${(error as Error).message}\nreplay with FC_SEED=${SEED} (and FC_PATH from the report above)`);
-  }
+  await checkProperty(t, property, RUN, 'random runs', 60_000);
   t.comment(`exercised: ${JSON.stringify(seen)}`);
   if (!PATH) {
     for (const what of ['sales', 'credit sales', 'change given', 'voids', 'voids of credit sales', 'refunds', 'refunds to the account', 'full refunds', 'lines refunded whole in several parts', 'refused: insufficient_stock', 'refused: refund_exceeds_sold', 'refused: change_without_cash', 'refused: payment_insufficient']) {

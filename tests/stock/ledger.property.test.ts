@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import t from 'tap';
 import { createProduct, ledgerInvariants, registerShop } from '../support/fixtures.ts';
 import { startService, type Reply } from '../support/service.ts';
+import { checkProperty, propertyRun } from '../support/property.ts';
 import { productWithVariants } from './stock-fixtures.ts';
 
 const api = await startService(t);
@@ -12,9 +13,8 @@ const api = await startService(t);
  * invariants. Fixed seed so CI is reproducible; FC_SEED (and FC_PATH, from a failure report) replay
  * another run, FC_RUNS changes how many.
  */
-const SEED = Number(process.env.FC_SEED ?? 20_240_611);
-const RUNS = Number(process.env.FC_RUNS ?? 40);
-const PATH = process.env.FC_PATH;
+const RUN = propertyRun(20_240_611, 40);
+const PATH = RUN.path;
 
 /** Quantities in thousandths: 0 to 50 with up to 3 decimals, exact in integers. */
 const milli = fc.integer({ min: 0, max: 50_000 });
@@ -262,22 +262,9 @@ async function runSequence(costs: [number, number, number], operations: Operatio
 }
 
 t.test('random sequences of adjustments and stocktakes keep on-hand equal to the sum of movements and every journal entry balanced', async (t) => {
-  t.comment(`fast-check seed ${SEED}, ${RUNS} runs${PATH ? `, path ${PATH}` : ''}`);
   const costs = fc.tuple(fc.integer({ min: 0, max: 5000 }), fc.integer({ min: 0, max: 5000 }), fc.integer({ min: 0, max: 5000 }));
   const property = fc.asyncProperty(costs, sequence, runSequence);
-  try {
-    // A failure shrinks for at most 45 s, so tap's timeout never swallows the report with its seed and path.
-    await fc.assert(property, {
-      seed: SEED,
-      numRuns: RUNS,
-      ...(PATH ? { path: PATH } : {}),
-      includeErrorInReport: true,
-      plugins: [fc.interruptAfterTimeLimit(45_000, { failOnInterrupt: true })],
-    });
-    t.pass(`${RUNS} random sequences held every invariant`);
-  } catch (error) {
-    t.fail(`${(error as Error).message}\nreplay with FC_SEED=${SEED} (and FC_PATH from the report above)`);
-  }
+  await checkProperty(t, property, RUN, 'random sequences', 45_000);
   t.comment(`exercised: ${JSON.stringify(seen)}`);
   if (!PATH) {
     t.ok(seen.adjustments > 0 && seen.untracked > 0, `the runs adjusted stock (${seen.adjustments}) and tried an untracked product (${seen.untracked})`);

@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import t from 'tap';
 import { createProduct, ledgerInvariants, postVariant, staffedShop, type ShopFixture } from '../support/fixtures.ts';
 import { startService, type Reply } from '../support/service.ts';
+import { checkProperty, propertyRun } from '../support/property.ts';
 import { pairDevice, push, type SyncAuth } from './sync-fixtures.ts';
 
 const api = await startService(t);
@@ -18,9 +19,8 @@ const api = await startService(t);
  * the push order, the stock and the journal add up, and nothing answers 500. Fixed seed so CI is
  * reproducible; FC_SEED (and FC_PATH, from a failure report) replay another run, FC_RUNS changes how many.
  */
-const SEED = Number(process.env.FC_SEED ?? 20_260_612);
-const RUNS = Number(process.env.FC_RUNS ?? 40);
-const PATH = process.env.FC_PATH;
+const RUN = propertyRun(20_260_612, 40);
+const { runs: RUNS, path: PATH } = RUN;
 
 const USERS = ['owner', 'manager', 'cashier'] as const;
 type UserName = (typeof USERS)[number];
@@ -785,22 +785,9 @@ async function run(sequence: PushSpec[]): Promise<void> {
 }
 
 t.test('fuzzed pushes never create a duplicate, never lose a valid record and never answer 500', async (t) => {
-  t.comment(`fast-check seed ${SEED}, ${RUNS} runs${PATH ? `, path ${PATH}` : ''}`);
   const started = Date.now();
   const property = fc.asyncProperty(pushes, run);
-  try {
-    // A failure runs and shrinks for at most 60 s, so tap's timeout never swallows the report with its seed and path.
-    await fc.assert(property, {
-      seed: SEED,
-      numRuns: RUNS,
-      ...(PATH ? { path: PATH } : {}),
-      includeErrorInReport: true,
-      plugins: [fc.interruptAfterTimeLimit(60_000, { failOnInterrupt: true })],
-    });
-    t.pass(`${RUNS} random runs held every invariant`);
-  } catch (error) {
-    t.fail(`${(error as Error).message}\nreplay with FC_SEED=${SEED} (and FC_PATH from the report above)`);
-  }
+  await checkProperty(t, property, RUN, 'random runs', 60_000);
   t.comment(`${RUNS} runs in ${Date.now() - started} ms; exercised: ${JSON.stringify(seen)}`);
   if (!PATH) {
     for (const what of [
