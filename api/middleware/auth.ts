@@ -125,11 +125,13 @@ export const authenticateDeviceEach: MiddlewareHandler<AppEnv> = async (c, next)
 
 const RANK: Record<Role, number> = { cashier: 1, manager: 2, owner: 3 };
 
-/** A shop user holding at least `minimum` (cashier < manager < owner). Partners and administrators never pass. */
+/** Whether `role` is at least `minimum` (cashier < manager < owner). */
+export const roleAtLeast = (role: Role, minimum: Role): boolean => RANK[role] >= RANK[minimum];
+
+/** A shop user holding at least `minimum`. Partners and administrators never pass. */
 export function requireRole(minimum: Role): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const { kind, role } = c.var.caller;
-    if (kind !== 'shop' || !role || RANK[role] < RANK[minimum]) throw errors.forbidden();
+    if (!hasRole(c.var.caller, minimum)) throw errors.forbidden();
     await next();
   };
 }
@@ -143,7 +145,7 @@ export function requireKind(kind: Exclude<UserKind, 'shop'>): MiddlewareHandler<
 }
 
 export function hasRole(caller: Caller, minimum: Role): boolean {
-  return caller.kind === 'shop' && caller.role !== null && RANK[caller.role] >= RANK[minimum];
+  return caller.kind === 'shop' && caller.role !== null && roleAtLeast(caller.role, minimum);
 }
 
 const READS = new Set(['GET', 'HEAD', 'OPTIONS']);

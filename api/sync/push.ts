@@ -1,12 +1,13 @@
 import type { Logger } from 'pino';
 import type { z } from 'zod';
-import { createCustomer, findCustomer, updateCustomer } from '../customers/queries.ts';
-import type { UpdateCustomerBody } from '../customers/schemas.ts';
+import { createCustomer, lockCustomer, updateCustomer } from '../customers/queries.ts';
+import type { CustomerRecord, UpdateCustomerBody } from '../customers/schemas.ts';
 import type { Sql, Tx } from '../db.ts';
 import type { Role } from '../env.ts';
 import { AppError, errors, fromZodError, invalidField, toAppError } from '../errors.ts';
 import { recordExpense } from '../expenses/queries.ts';
 import { recordSale } from '../sales/queries.ts';
+import { roleAtLeast } from '../middleware/auth.ts';
 import { inTenant } from '../middleware/tenancy.ts';
 import { recordCashMovement } from '../shifts/queries.ts';
 import {
@@ -31,20 +32,18 @@ export interface Pusher {
 const MAX_SKEW_MS = 5 * 60 * 1000;
 const MAX_AGE_MS = 90 * 24 * 60 * 60 * 1000;
 
-const RANK: Record<Role, number> = { cashier: 1, manager: 2, owner: 3 };
-
-/** A record refused on its own: the others of the push still apply. */
-class Rejected extends Error {
-  constructor(readonly result: Omit<PushResult, 'entity' | 'id' | 'status'>) {
-    super(result.code);
+/** A customer update made on an older version than the server's: refused with the server's record, to reconcile. */
+class Stale extends Error {
+  constructor(readonly record: CustomerRecord) {
+    super('stale');
   }
 }
 
-function checkHappenedAt(at: string | undefined, field = 'created_at'): void {
+function checkHappenedAt(at: string | undefined): void {
   if (at === undefined) return;
   const time = Date.parse(at);
-  if (time > Date.now() + MAX_SKEW_MS) throw invalidField(field, 'Cannot be more than 5 minutes in the future.');
-  if (time < Date.now() - MAX_AGE_MS) throw invalidField(field, 'Cannot be more than 90 days old.');
+  if (time > Date.now() + MAX_SKEW_MS) throw invalidField('created_at', 'Cannot be more than 5 minutes in the future.');
+  if (time < Date.now() - MAX_AGE_MS) throw invalidField('created_at', 'Cannot be more than 90 days old.');
 }
 
 function parse<T extends z.ZodType>(schema: T, record: unknown): z.infer<T> {
@@ -73,13 +72,6 @@ async function actAs(tx: Tx, pusher: Pusher, userId: string | null | undefined, 
   return role;
 }
 
-const atLeast = (role: Role, minimum: Role) => RANK[role] >= RANK[minimum];
-
-async function idTaken(tx: Tx, table: 'customers' | 'expenses' | 'cash_movements', id: string): Promise<boolean> {
-  const [row] = await tx<{ taken: boolean }[]>`select sync_id_taken(${table}, ${id}) as taken`;
-  return row!.taken;
-}
-
 /**
  * Holds the record's id until the record's transaction ends: two pushes carrying the same new record
  * at once queue here, and the second then finds the first's record (`duplicate`) instead of racing
@@ -89,7 +81,17 @@ async function lockId(tx: Tx, kind: 'sale' | PushEntity, id: string): Promise<vo
   await tx`select pg_advisory_xact_lock(hashtextextended(${`${kind}:${id.toLowerCase()}`}, 0))`;
 }
 
-const takenElsewhere = () => new Rejected({ code: 'id_taken', message: 'This id is already used by another record.' });
+/**
+ * Whether the shop already holds the record with this id, with the id locked (`lockId`) until the
+ * record's transaction ends; 409 id_taken when another shop holds it. Deleted rows count as held.
+ */
+async function held(tx: Tx, table: 'customers' | 'expenses' | 'cash_movements', id: string): Promise<boolean> {
+  await lockId(tx, table, id);
+  const [row] = await tx<{ known: boolean; taken: boolean }[]>`
+    select exists (select 1 from ${tx(table)} where id = ${id}) as known, sync_id_taken(${table}, ${id}) as taken`;
+  if (!row!.known && row!.taken) throw errors.conflict('id_taken', 'This id is already used by another record.');
+  return row!.known;
+}
 
 type Outcome = Omit<PushResult, 'entity' | 'id'>;
 
@@ -98,14 +100,15 @@ async function applySale(tx: Tx, pusher: Pusher, raw: unknown): Promise<Outcome>
   checkHappenedAt(created_at);
   await lockId(tx, 'sale', sale.id);
   // Idempotent by the till's id: a sale already here is this sale, whatever the retry carries.
-  const [known] = await tx<{ receipt_no: number }[]>`select receipt_no from sales where id = ${sale.id}`;
-  if (known) return { status: 'duplicate', receipt_no: known.receipt_no };
+  const receiptNo = async () => (await tx<{ receipt_no: number }[]>`select receipt_no from sales where id = ${sale.id}`)[0]?.receipt_no;
+  const known = await receiptNo();
+  if (known !== undefined) return { status: 'duplicate', receipt_no: known };
   await actAs(tx, pusher, user_id, true);
   // What the till sold may have been deleted or given variants since: sale_offline_lines keeps the sale.
   const [prepared] = await tx<{ sale: typeof sale }[]>`select sale_offline_lines(${tx.json(sale as never)}) as sale`;
-  const { id, replayed } = await recordSale(tx, { ...prepared!.sale, device_id: pusher.deviceId ?? sale.device_id ?? null, created_at }, true);
-  const [recorded] = await tx<{ receipt_no: number }[]>`select receipt_no from sales where id = ${id}`;
-  return { status: replayed ? 'duplicate' : 'applied', receipt_no: recorded!.receipt_no };
+  // Under the lock, the id is new here: sale_record records it (or refuses an id another shop holds).
+  await recordSale(tx, { ...prepared!.sale, device_id: pusher.deviceId ?? sale.device_id ?? null, created_at }, true);
+  return { status: 'applied', receipt_no: (await receiptNo())! };
 }
 
 const CUSTOMER_FIELDS = ['name', 'phone', 'email', 'note', 'credit_ceiling_xaf', 'card_no'] as const;
@@ -114,16 +117,13 @@ async function applyCustomer(tx: Tx, pusher: Pusher, raw: unknown): Promise<Outc
   const { id, updated_at, created_at, ...fields } = parse(PushedCustomer, raw);
   checkHappenedAt(created_at);
   const role = await actAs(tx, pusher, null);
-  await lockId(tx, 'customers', id);
-  const [row] = await tx<{ deleted: boolean }[]>`select deleted_at is not null as deleted from customers where id = ${id} for update`;
-  if (!row) {
-    if (await idTaken(tx, 'customers', id)) throw takenElsewhere();
-    if ((fields.credit_ceiling_xaf ?? 0) > 0 && !atLeast(role, 'manager')) throw errors.forbidden();
+  if (!(await held(tx, 'customers', id))) {
+    if ((fields.credit_ceiling_xaf ?? 0) > 0 && !roleAtLeast(role, 'manager')) throw errors.forbidden();
     await createCustomer(tx, { ...fields, id });
     return { status: 'applied' };
   }
-  if (row.deleted) throw new Rejected({ code: 'customer_deleted', message: 'This customer was deleted on the server.' });
-  const server = (await findCustomer(tx, id))!;
+  const server = await lockCustomer(tx, id);
+  if (!server) throw errors.conflict('customer_deleted', 'This customer was deleted on the server.');
   const changes: UpdateCustomerBody = {};
   for (const key of CUSTOMER_FIELDS) {
     if (fields[key] !== undefined && (fields[key] ?? null) !== server[key]) Object.assign(changes, { [key]: fields[key] });
@@ -131,20 +131,17 @@ async function applyCustomer(tx: Tx, pusher: Pusher, raw: unknown): Promise<Outc
   if (Object.keys(changes).length === 0) return { status: 'duplicate' };
   // The till edited the version of updated_at; a newer one on the server wins, and the till reconciles.
   if (updated_at === undefined || Date.parse(server.updated_at) > Date.parse(updated_at)) {
-    throw new Rejected({ code: 'stale', message: 'The server\'s record changed since this version: reconcile with it.', record: server });
+    throw new Stale(server);
   }
-  if (changes.credit_ceiling_xaf !== undefined && !atLeast(role, 'manager')) throw errors.forbidden();
+  if (changes.credit_ceiling_xaf !== undefined && !roleAtLeast(role, 'manager')) throw errors.forbidden();
   await updateCustomer(tx, id, changes);
   return { status: 'applied' };
 }
 
 async function applyExpense(tx: Tx, pusher: Pusher, raw: unknown): Promise<Outcome> {
   const { id, user_id, spent_at, ...expense } = parse(PushedExpense, raw);
-  await lockId(tx, 'expenses', id);
-  const [known] = await tx`select 1 from expenses where id = ${id}`;
-  if (known) return { status: 'duplicate' };
-  if (await idTaken(tx, 'expenses', id)) throw takenElsewhere();
-  if (!atLeast(await actAs(tx, pusher, user_id), 'manager')) throw errors.forbidden();
+  if (await held(tx, 'expenses', id)) return { status: 'duplicate' };
+  if (!roleAtLeast(await actAs(tx, pusher, user_id), 'manager')) throw errors.forbidden();
   await recordExpense(tx, { ...expense, id, description: expense.description ?? null, spent_on: spent_at ?? null });
   return { status: 'applied' };
 }
@@ -152,10 +149,7 @@ async function applyExpense(tx: Tx, pusher: Pusher, raw: unknown): Promise<Outco
 async function applyCashMovement(tx: Tx, pusher: Pusher, raw: unknown): Promise<Outcome> {
   const { id, user_id, created_at, ...movement } = parse(PushedCashMovement, raw);
   checkHappenedAt(created_at);
-  await lockId(tx, 'cash_movements', id);
-  const [known] = await tx`select 1 from cash_movements where id = ${id}`;
-  if (known) return { status: 'duplicate' };
-  if (await idTaken(tx, 'cash_movements', id)) throw takenElsewhere();
+  if (await held(tx, 'cash_movements', id)) return { status: 'duplicate' };
   await actAs(tx, pusher, user_id);
   await recordCashMovement(tx, { ...movement, id, created_at });
   return { status: 'applied' };
@@ -185,7 +179,9 @@ export async function applyRecord(sql: Sql, pusher: Pusher, entity: PushEntity, 
     const outcome = await inTenant(sql, { shopId: pusher.shopId, userId: pusher.userId }, (tx) => APPLY[entity](tx, pusher, raw));
     return { entity, id, ...outcome };
   } catch (error) {
-    if (error instanceof Rejected) return { entity, id, status: 'rejected', ...error.result };
+    if (error instanceof Stale) {
+      return { entity, id, status: 'rejected', code: 'stale', message: 'The server\'s record changed since this version: reconcile with it.', record: error.record };
+    }
     const failure: AppError = toAppError(error);
     if (failure.status >= 500) log.error({ err: error, entity, record_id: id }, 'sync push record failed');
     return {
