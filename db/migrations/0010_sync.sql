@@ -114,6 +114,12 @@ end $$;
 create trigger stock_movements_alert_negative after insert on stock_movements
   for each row execute function stock_movements_alert_negative();
 
+-- What a line, a receipt or an alert calls a product or one of its variants: `Chemise (M, Bleu)`.
+-- (sale_record in 0008 spells the same rule out inline.)
+create function item_name(p_product_name text, p_options jsonb) returns text
+  language sql immutable parallel safe
+  as $$ select p_product_name || coalesce(' (' || (select string_agg(value, ', ') from jsonb_each_text(p_options)) || ')', '') $$;
+
 -- An offline sale names what the till held when it sold. By the time it is pushed, a product or a
 -- variant may have been deleted, a product may have been given variants, a customer deleted, the
 -- customer's points spent on another till: the sale happened all the same, so sale_record must not
@@ -154,9 +160,7 @@ begin
     if gone then
       item := jsonb_build_object(
         'product_id', null, 'variant_id', null,
-        'name', coalesce(item ->> 'name', product.name ||
-          case when variant.id is not null and variant.options <> '{}'
-               then ' (' || (select string_agg(value, ', ') from jsonb_each_text(variant.options)) || ')' else '' end),
+        'name', coalesce(item ->> 'name', item_name(product.name, variant.options)),
         'quantity', item -> 'quantity',
         'unit_price_xaf', coalesce((item ->> 'unit_price_xaf')::bigint, variant.price_xaf, product.price_xaf),
         'discount_xaf', (item ->> 'discount_xaf')::bigint,

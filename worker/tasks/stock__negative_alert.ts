@@ -43,7 +43,7 @@ export function stockNegativeAlert(ctx: WorkerContext): Task {
     const payload = Payload.parse(rawPayload);
     const { rows } = await helpers.query<Item>(
       `select sh.name as shop_name, sh.locale,
-              p.name || coalesce(' (' || (select string_agg(value, ', ') from jsonb_each_text(v.options)) || ')', '') as item,
+              item_name(p.name, v.options) as item,
               coalesce(v.on_hand, p.on_hand)::text as on_hand
          from products p
          join shops sh on sh.id = p.shop_id
