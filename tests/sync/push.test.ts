@@ -3,6 +3,8 @@ import t from 'tap';
 import { createProduct, expireSubscription, ledgerInvariants, postVariant, registerShop, staffedShop, waitFor } from '../support/fixtures.ts';
 import { startMailbox, startMailWorker } from '../support/mailbox.ts';
 import { expectError } from '../support/replies.ts';
+import { saleCount } from '../sales/sale-fixtures.ts';
+import { openShift } from '../shifts/shift-fixtures.ts';
 import { startService } from '../support/service.ts';
 import { catchUp, emptyReplica, offlineSale, pairDevice, push, type SyncAuth } from './sync-fixtures.ts';
 
@@ -25,12 +27,6 @@ async function saleRow(id: string) {
   return row;
 }
 
-async function openShift(token: string): Promise<string> {
-  const reply = await api.request('POST', '/shift/open', { token, body: { opening_float_xaf: 10_000 } });
-  if (reply.status !== 201) throw new Error(`open shift failed: ${reply.status} ${JSON.stringify(reply.body)}`);
-  return reply.body.data.id;
-}
-
 t.test('an offline sale is recorded with its own time, its device and the offline flag; a retry is a duplicate', async (t) => {
   const { owner, cashier } = await staffedShop(api);
   const device = await pairDevice(api, owner.token);
@@ -47,8 +43,8 @@ t.test('an offline sale is recorded with its own time, its device and the offlin
   t.match(again, { id: sale.id, status: 'duplicate', receipt_no: 1 });
   const [changed] = await pushed({ device: device.token }, { sales: [{ ...sale, note: 'retry with a note' }] });
   t.match(changed, { status: 'duplicate' }, 'the same id is the same sale, whatever the retry carries');
-  const [{ n }] = (await api.ownerSql<{ n: number }[]>`select count(*)::int as n from sales where id = ${sale.id}`) as unknown as [{ n: number }];
-  t.equal(n, 1);
+  const [copies] = await api.ownerSql<{ n: number }[]>`select count(*)::int as n from sales where id = ${sale.id}`;
+  t.equal(copies!.n, 1);
   const stock = await api.request('GET', `/products/${product.id}`, { token: owner.token });
   t.equal(stock.body.data.on_hand, 8, 'stock moved once');
 });
@@ -118,8 +114,8 @@ t.test('an offline sale of a product or variant deleted since, or of a product g
     { product_id: null, name: 'Pagne', quantity: 1, unit_price_xaf: 4000 },
   ]);
   t.equal(read.body.data.total_xaf, 13_000);
-  const [{ n }] = (await api.ownerSql<{ n: number }[]>`select count(*)::int as n from stock_movements where source_id = ${sale.id}`) as unknown as [{ n: number }];
-  t.equal(n, 0, 'no stock moved for lines the catalogue no longer holds');
+  const [moved] = await api.ownerSql<{ n: number }[]>`select count(*)::int as n from stock_movements where source_id = ${sale.id}`;
+  t.equal(moved!.n, 0, 'no stock moved for lines the catalogue no longer holds');
   const [again] = await pushed({ device: device.token }, { sales: [sale] });
   t.equal(again.status, 'duplicate');
 });
@@ -250,8 +246,7 @@ t.test('one bad record is rejected with its errors and the others apply', async 
   t.ok(results[3].errors.id && results[3].errors.items);
   t.equal(results[4].id, null);
   t.strictSame([results[0].receipt_no, results[6].receipt_no], [1, 2], 'no number lost to the rejected ones');
-  const [{ n }] = (await api.ownerSql<{ n: number }[]>`select count(*)::int as n from sales where shop_id = ${owner.shop.id}`) as unknown as [{ n: number }];
-  t.equal(n, 2);
+  t.equal(await saleCount(api, owner.shop.id), 2);
 });
 
 t.test('customers created offline are merged by id', async (t) => {
@@ -349,7 +344,7 @@ t.test('cash movements pushed go to the open shift of their user; without one th
   const movement = { id: randomUUID(), direction: 'out', amount_xaf: 20_000, reason: 'Dépôt banque', created_at: hoursAgo(1) };
   const [noShift] = await pushed({ device: device.token }, { cash_movements: [{ ...movement, user_id: cashier.user.id }] });
   t.match(noShift, { status: 'rejected', code: 'no_open_shift' });
-  const shiftId = await openShift(cashier.token);
+  const shiftId = (await openShift(api, cashier.token, 10_000)).id;
   const [applied] = await pushed({ device: device.token }, { cash_movements: [{ ...movement, user_id: cashier.user.id }] });
   t.equal(applied.status, 'applied');
   const [row] = await api.ownerSql<{ shift_id: string; user_id: string; created_at: Date }[]>`select shift_id, user_id, created_at from cash_movements where id = ${movement.id}`;
@@ -361,7 +356,7 @@ t.test('cash movements pushed go to the open shift of their user; without one th
 t.test('offline sales of a user with an open shift land on it', async (t) => {
   const { owner, cashier } = await staffedShop(api);
   const product = await createProduct(api, owner.token, {}, 10);
-  const shiftId = await openShift(cashier.token);
+  const shiftId = (await openShift(api, cashier.token, 10_000)).id;
   const sale = offlineSale(randomUUID(), product.id, 1);
   await pushed({ bearer: cashier.token }, { sales: [sale] });
   t.equal((await saleRow(sale.id))!.shift_id, shiftId);
@@ -386,8 +381,7 @@ t.test('a push of 500 sales fits in 8 MiB and applies; more than 500 sales or 8 
   const padding = 'x'.repeat(9 * 1024 * 1024);
   const huge = await api.request('POST', '/device/sync/push', { headers: { authorization: `Device ${device.token}` }, rawBody: JSON.stringify({ sales: [], padding }) });
   expectError(t, huge, 413, PAYLOAD_TOO_LARGE, 'over 8 MiB');
-  const [{ n }] = (await api.ownerSql<{ n: number }[]>`select count(*)::int as n from sales where shop_id = ${owner.shop.id}`) as unknown as [{ n: number }];
-  t.equal(n, 500, 'the refused pushes applied nothing');
+  t.equal(await saleCount(api, owner.shop.id), 500, 'the refused pushes applied nothing');
 });
 
 t.test('a push body that is not the contract\'s shape is a 422; an empty one answers no result', async (t) => {
