@@ -81,7 +81,7 @@ export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
 };
 
 /** Device credentials, or 401 device_unauthenticated; the device is stamped as seen and synchronised. */
-async function findDevice(c: Context<AppEnv>): Promise<{ id: string; shopId: string }> {
+async function deviceOfRequest(c: Context<AppEnv>): Promise<{ id: string; shopId: string }> {
   const match = DEVICE.exec(c.req.header('authorization') ?? '');
   if (!match) throw errors.deviceUnauthenticated();
   const [device] = await c.var.deps.sql<{ device_id: string; shop_id: string }[]>`
@@ -98,7 +98,7 @@ async function findDevice(c: Context<AppEnv>): Promise<{ id: string; shopId: str
  * writes nothing it does not need to (a pull's stays read-only and holds no sync horizon back).
  */
 export const authenticateDevice: MiddlewareHandler<AppEnv> = async (c, next) => {
-  const device = await findDevice(c);
+  const device = await deviceOfRequest(c);
   await inRequestTransaction(c, { shopId: device.shopId, userId: null }, async (tx) => {
     c.set('device', device);
     c.set('tx', tx);
@@ -119,7 +119,7 @@ export const authenticateEach: MiddlewareHandler<AppEnv> = async (c, next) => {
 };
 
 export const authenticateDeviceEach: MiddlewareHandler<AppEnv> = async (c, next) => {
-  c.set('device', await findDevice(c));
+  c.set('device', await deviceOfRequest(c));
   await next();
 };
 
