@@ -1,6 +1,5 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
 import { requestId } from 'hono/request-id';
 import { accountRoutes } from './account/routes.ts';
@@ -18,6 +17,7 @@ import { healthRoutes } from './health/routes.ts';
 import { loyaltyRoutes } from './loyalty/routes.ts';
 import { productRoutes } from './products/routes.ts';
 import { receiptRoutes } from './receipts/routes.ts';
+import { reportRoutes } from './reports/routes.ts';
 import { promotionRoutes } from './promotions/routes.ts';
 import { saleRoutes } from './sales/routes.ts';
 import { newRouter } from './router.ts';
@@ -27,22 +27,10 @@ import { stockRoutes } from './stock/routes.ts';
 import { syncRoutes } from './sync/routes.ts';
 import { userRoutes } from './users/routes.ts';
 import { installValidationMessages } from './validation.ts';
+import { admitWithin } from './middleware/admission.ts';
+import { readBodyFirst } from './middleware/body.ts';
 
 export const API_PREFIX = '/api/v1';
-
-const MiB = 1024 * 1024;
-/** CONTRACT section 2: 1 MiB per body; a sync push may carry 8 MiB. */
-const BODY_LIMIT = 1 * MiB;
-const SYNC_PUSH_BODY_LIMIT = 8 * MiB;
-
-const tooLarge = () => {
-  throw errors.payloadTooLarge();
-};
-const limitBody = bodyLimit({ maxSize: BODY_LIMIT, onError: tooLarge });
-const limitSyncPushBody = bodyLimit({ maxSize: SYNC_PUSH_BODY_LIMIT, onError: tooLarge });
-
-const limitBodies: MiddlewareHandler<AppEnv> = (c, next) =>
-  (c.req.path.endsWith('/sync/push') ? limitSyncPushBody : limitBody)(c, next);
 
 /** One JSON line per request, with its id, never its body or headers. */
 const logRequests: MiddlewareHandler<AppEnv> = async (c, next) => {
@@ -52,6 +40,25 @@ const logRequests: MiddlewareHandler<AppEnv> = async (c, next) => {
   await next();
   log.info({ method: c.req.method, path: c.req.path, status: c.res.status, ms: Math.round(performance.now() - started) }, 'request');
 };
+
+/**
+ * The methods the app answers on a path (GET brings HEAD), for a 405's `Allow` header: a path that
+ * exists answered with another method is a 405, not a 404. Read from the app's routes on first use.
+ */
+function allowedMethods(app: OpenAPIHono<AppEnv>): (path: string) => string[] {
+  let routes: { method: string; pattern: RegExp }[] | undefined;
+  return (path) => {
+    routes ??= app.routes
+      .filter((route) => route.method !== 'ALL')
+      .map((route) => ({
+        method: route.method,
+        pattern: new RegExp(`^${route.path.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/:[^/]+/g, '[^/]+').replace(/\*/g, '.*')}/?$`),
+      }));
+    const methods = new Set(routes.filter((route) => route.pattern.test(path)).map((route) => route.method));
+    if (methods.has('GET')) methods.add('HEAD');
+    return [...methods].sort();
+  };
+}
 
 /** The decisions every operation shares, stated once in the OpenAPI document. */
 const API_DESCRIPTION = [
@@ -76,6 +83,15 @@ const API_DESCRIPTION = [
     '10 failed logins per e-mail in 15 minutes; 5 forgot-password requests per e-mail an hour; 10 registrations per e-mail an hour.',
   '',
   '**Browsers.** CORS is open to any origin: tokens travel in headers, never in cookies.',
+  '',
+  '**Transport.** Bodies are JSON (`Content-Type: application/json`); another type on a body that is there is a 415 `unsupported_media_type` ' +
+    '(an empty body is no body, whatever its type). Another method on a path that exists is a 405 `method_not_allowed` with the path\'s methods in `Allow`. ' +
+    'The whole body is read before the operation starts, so every answer leaves a kept-alive connection usable (a 413 closes it: `Connection: close`). ' +
+    'Kept-alive connections stay open 65 s idle. A request must arrive whole within 120 s.',
+  '',
+  '**Unavailable.** When the database cannot be reached (a restart, a failover) or has no connection free in time, an operation answers ' +
+    '503 `service_unavailable`: retry it as it was (a sale with the same `id`, or the same `Idempotency-Key`, is recorded once). While the service ' +
+    'shuts down, answers say `Connection: close`: the next request opens a new connection, to another instance.',
 ].join('\n');
 
 /** The whole HTTP API, the same on Node and on Deno. */
@@ -90,9 +106,17 @@ export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
     await next();
   });
   app.use(logRequests);
-  app.use(limitBodies);
+  app.use(readBodyFirst);
+  app.use(`${API_PREFIX}/*`, admitWithin(deps.sql.options.max, deps.config.DB_ACQUIRE_TIMEOUT_MS));
   app.onError(handleError);
-  app.notFound((c) => handleError(errors.notFound(), c));
+  const allowedOn = allowedMethods(app);
+  app.notFound((c) => {
+    const allow = allowedOn(c.req.path);
+    // A route of this method said "not found" itself (an unknown asset): that is a 404.
+    if (!allow.length || allow.includes(c.req.method)) return handleError(errors.notFound(), c);
+    c.header('Allow', allow.join(', '));
+    return handleError(errors.methodNotAllowed(), c);
+  });
 
   const v1 = newRouter()
     .route('/', authRoutes)
@@ -112,7 +136,8 @@ export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
     .route('/', shiftRoutes)
     .route('/', expenseRoutes)
     .route('/', deviceRoutes)
-    .route('/', syncRoutes);
+    .route('/', syncRoutes)
+    .route('/', reportRoutes);
 
   app.route('/', healthRoutes);
   app.route('/', docsRoutes);

@@ -1,9 +1,5 @@
 import { z } from 'zod';
 
-const bool = z
-  .enum(['1', '0', 'true', 'false', 'yes', 'no'])
-  .transform((value) => value === '1' || value === 'true' || value === 'yes');
-
 const postgresUrl = z
   .string()
   .refine((value) => /^postgres(ql)?:\/\/\S+$/.test(value) && URL.canParse(value), 'must be a postgres:// URL');
@@ -22,9 +18,19 @@ const schema = z.object({
   DATA_DIR: z.string().min(1).default('.data'),
   EMBEDDED_PG_PORT: z.coerce.number().int().min(1).max(65535).default(54329),
   BCRYPT_ROUNDS: z.coerce.number().int().min(4).max(15).default(10),
-  TRUST_PROXY: bool.default(false),
+  // How many proxies in front of the service append to X-Forwarded-For: `true` is one (a load
+  // balancer), a number says how many, `false` or 0 ignores the header.
+  TRUST_PROXY: z
+    .string()
+    .regex(/^(true|false|yes|no|[0-9])$/, 'must be true, false or a number of proxies from 0 to 9')
+    .transform((value) => (value === 'true' || value === 'yes' ? 1 : value === 'false' || value === 'no' ? 0 : Number(value)))
+    .default(0),
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   DB_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
+  DB_ACQUIRE_TIMEOUT_MS: z.coerce.number().int().min(1).max(600_000).default(5_000),
+  // At least the headers timeout (66 s, above the 65 s keep-alive: api/server.ts).
+  HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(66_000).max(3_600_000).default(120_000),
+  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(25_000),
 });
 
 export type Config = z.infer<typeof schema>;

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Context } from 'hono';
 import type { Config } from './config.ts';
 import type { Sql, Tx } from './db.ts';
+import type { TenantScope } from './middleware/tenancy.ts';
 
 export type Role = 'owner' | 'manager' | 'cashier';
 export type UserKind = 'shop' | 'partner' | 'admin';
@@ -36,7 +37,9 @@ export interface AppEnv {
     caller: Caller;
     /** The till on `/device/sync/*` (device credentials); absent on bearer routes. */
     device?: { id: string; shopId: string };
-    /** The request's one transaction, with the caller's shop and user set. */
+    /** The shop and user the request's transaction is opened with, once authentication named them. */
+    transactionScope?: TenantScope;
+    /** The request's one transaction, with the caller's shop and user set (around the handler only). */
     tx: Tx;
   };
 }

@@ -32,11 +32,15 @@ export const errors = {
   notFound: () => new AppError(404, 'not_found', 'Not found.'),
   pairingNotFound: () => new AppError(404, 'pairing_not_found', 'No pairing request with this code.'),
   conflict: (code: string, message: string) => new AppError(409, code, message),
+  methodNotAllowed: () => new AppError(405, 'method_not_allowed', 'Method not allowed.'),
   payloadTooLarge: () => new AppError(413, 'payload_too_large', 'Payload too large.'),
+  unsupportedMediaType: () => new AppError(415, 'unsupported_media_type', 'Unsupported media type: send application/json.'),
   /** A validation failure; `code` is `validation_failed` unless a business rule names its own. */
   invalid: (fieldErrors: FieldErrors, code = 'validation_failed') => new AppError(422, code, 'The given data was invalid.', fieldErrors),
   rateLimited: () => new AppError(429, 'rate_limited', 'Too many attempts.'),
   serverError: () => new AppError(500, 'server_error', 'Server Error.'),
+  /** The database cannot be reached now (lost connection, failover, no free connection in time): try again. */
+  serviceUnavailable: () => new AppError(503, 'service_unavailable', 'Service temporarily unavailable: try again shortly.'),
 };
 
 /** One failing input with its own message: `invalidField('owner_email', 'The email has already been taken.')`. */
@@ -45,10 +49,10 @@ export function invalidField(field: string, message: string, code = 'validation_
 }
 
 /** zod issues keyed by dotted path (`items.0.quantity`); the root of a body is `body`. */
-export function fromZodError(error: ZodError): AppError {
+export function fromZodError(error: ZodError, rename: (key: string) => string = (key) => key): AppError {
   const fieldErrors: FieldErrors = {};
   for (const issue of error.issues) {
-    const key = issue.path.length ? issue.path.map(String).join('.') : 'body';
+    const key = issue.path.length ? rename(issue.path.map(String).join('.')) : 'body';
     (fieldErrors[key] ??= []).push(issue.message);
   }
   return errors.invalid(fieldErrors);
@@ -58,6 +62,7 @@ interface PostgresErrorLike {
   name: string;
   code: string;
   message: string;
+  severity?: string;
   detail?: string;
   column_name?: string;
   constraint_name?: string;
@@ -88,10 +93,30 @@ export function onUniqueViolation(error: unknown, constraint: string, make: () =
   throw error;
 }
 
+// The driver's own connection errors, and the socket's.
+const LOST_CONNECTION = new Set([
+  'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'CONNECT_TIMEOUT',
+  'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN',
+]);
+
+/**
+ * Whether the database, not the request, failed: the connection was lost or refused (a restart, a
+ * failover, a terminated backend: every FATAL ends the session), no pooled connection came in time,
+ * or a statement ran past its timeout. Such a request is answered 503 and may be retried as it was.
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const { code, severity } = error as { code?: unknown; severity?: unknown };
+  if (typeof code === 'string' && LOST_CONNECTION.has(code)) return true;
+  if (!isPostgresError(error)) return false;
+  return severity === 'FATAL' || severity === 'PANIC' || error.code.startsWith('08') || ['57P01', '57P02', '57P03', '53300', '57014'].includes(error.code);
+}
+
 export function toAppError(error: unknown): AppError {
   if (error instanceof AppError) return error;
   if (error instanceof HTTPException) {
     if (error.status === 413) return errors.payloadTooLarge();
+    if (error.status === 415) return errors.unsupportedMediaType();
     if (error.status === 400 && /json/i.test(error.message)) return errors.malformedJson();
     if (error.status === 401) return errors.unauthenticated();
     return new AppError(error.status as ContentfulStatusCode, 'http_error', error.message || 'Bad request.');
@@ -100,6 +125,7 @@ export function toAppError(error: unknown): AppError {
     const mapped = fromDatabaseError(error);
     if (mapped) return mapped;
   }
+  if (isDatabaseUnavailable(error)) return errors.serviceUnavailable();
   return errors.serverError();
 }
 
@@ -107,7 +133,9 @@ export function toAppError(error: unknown): AppError {
 export function handleError(error: unknown, c: Context<AppEnv>): Response {
   const appError = toAppError(error);
   const log = c.get('log');
-  if (appError.status >= 500) {
+  if (appError.status === 503) {
+    log?.warn({ err: error }, 'database unavailable');
+  } else if (appError.status >= 500) {
     log?.error({ err: error }, 'request failed');
   }
   const body: { message: string; code: string; errors?: FieldErrors } = { message: appError.message, code: appError.code };

@@ -9,10 +9,11 @@ import { loadConfigOrExit } from './config.ts';
 import { createSql } from './db.ts';
 import { createLogger } from './logger.ts';
 import { openRuntime } from './runtime.ts';
-import { exitOnStartupError, nodeClientAddress, onShutdown, serveNode } from './server.ts';
+import { exitOnStartupError, guardProcess, nodeClientAddress, onShutdown, serveNode } from './server.ts';
 
 const config = loadConfigOrExit();
 const log = createLogger(config.LOG_LEVEL);
+guardProcess(log);
 
 try {
   const runtime = await openRuntime(config, { allowEmbedded: true, onLog: (line) => log.debug({ postgres: line.trim() }) });
@@ -22,7 +23,7 @@ try {
   });
   const sql = createSql(runtime.appUrl, { max: config.DB_POOL_MAX });
   const app = createApp({ config, sql, appKey: runtime.appKey, log, clientAddress: nodeClientAddress });
-  const server = await serveNode(app, config.PORT);
+  const server = await serveNode(app, config.PORT, { requestTimeoutMs: config.HTTP_REQUEST_TIMEOUT_MS, shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS });
   const worker = await startWorker(runtime, log.child({ role: 'worker' }));
   onShutdown(log, [
     ['http', () => server.close()],

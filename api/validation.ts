@@ -59,6 +59,9 @@ export function installValidationMessages(): void {
 }
 
 /** The hook every route validates with: any failure becomes the CONTRACT's 422. */
-export function validationHook(result: { success: true } | { success: false; error: z.ZodError }): void {
-  if (!result.success) throw fromZodError(result.error);
+export function validationHook(result: ({ success: true } | { success: false; error: z.ZodError }) & { target?: string }): void {
+  if (result.success) return;
+  // Headers arrive lower-cased; a failing one is named as it is documented (`Idempotency-Key`).
+  const headerName = (key: string) => key.replace(/(^|-)([a-z])/g, (_, dash: string, letter: string) => dash + letter.toUpperCase());
+  throw fromZodError(result.error, result.target === 'header' ? headerName : undefined);
 }

@@ -4,15 +4,19 @@ import { loadConfigOrExit } from './config.ts';
 import { createSql } from './db.ts';
 import { createLogger } from './logger.ts';
 import { openRuntime } from './runtime.ts';
-import { exitOnStartupError, nodeClientAddress, onShutdown, serveNode } from './server.ts';
+import { exitOnStartupError, guardProcess, nodeClientAddress, onShutdown, serveNode } from './server.ts';
 
 const config = loadConfigOrExit();
 const log = createLogger(config.LOG_LEVEL);
+guardProcess(log);
 
 try {
   const runtime = await openRuntime(config, { allowEmbedded: false });
   const sql = createSql(runtime.appUrl, { max: config.DB_POOL_MAX });
-  const server = await serveNode(createApp({ config, sql, appKey: runtime.appKey, log, clientAddress: nodeClientAddress }), config.PORT);
+  const server = await serveNode(createApp({ config, sql, appKey: runtime.appKey, log, clientAddress: nodeClientAddress }), config.PORT, {
+    requestTimeoutMs: config.HTTP_REQUEST_TIMEOUT_MS,
+    shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
+  });
   onShutdown(log, [
     ['http', () => server.close()],
     ['pool', () => sql.end({ timeout: 5 })],

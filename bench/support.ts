@@ -167,14 +167,14 @@ export class BenchRun {
     const stop = () =>
       (stopping ??= (async () => {
         try {
-          await server?.close();
+          await server?.close(0);
         } finally {
           await sql.end({ timeout: 1 });
         }
       })());
     this.closeAtEnd(stop);
     const app = createApp({ config, sql, appKey: BENCH_APP_KEY, log: createLogger('silent'), clientAddress: nodeClientAddress });
-    server = await serveNode(app, 0, '127.0.0.1');
+    server = await serveNode(app, 0, { hostname: '127.0.0.1' });
     const [whoami] = await sql<{ user: string; rls: boolean }[]>`select current_user as user, (select rolbypassrls or rolsuper from pg_roles where rolname = current_user) as rls`;
     if (whoami!.user !== APP_DB_ROLE || whoami!.rls) throw new Error(`the app must connect as ${APP_DB_ROLE} without BYPASSRLS, not ${whoami!.user}`);
     return { baseUrl: `http://127.0.0.1:${server.port}`, sql, server, stop };

@@ -1,4 +1,4 @@
-/** `npm run migrate` (Procfile `release`): graphile-worker's schema, then ours, then the app role's login. */
+/** `npm run migrate` (Procfile `release`): graphile-worker's schema, then our migrations and function files, then the app role's login. */
 import { loadConfigOrExit } from '../api/config.ts';
 import { openRuntime } from '../api/runtime.ts';
 import { exitOnStartupError } from '../api/server.ts';
@@ -11,7 +11,8 @@ try {
     appRolePassword: config.APP_DATABASE_URL ? undefined : runtime.appRolePassword,
     log: (line) => process.stdout.write(`${line}\n`),
   });
-  process.stdout.write(applied.length ? `${applied.length} migration(s) applied\n` : 'database up to date\n');
+  const changed = applied.migrations.length + applied.functions.length;
+  process.stdout.write(changed ? `${applied.migrations.length} migration(s) and ${applied.functions.length} function file(s) applied\n` : 'database up to date\n');
   await runtime.stop();
 } catch (error) {
   exitOnStartupError(error);

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -5,7 +6,8 @@ import { runMigrations as runWorkerMigrations } from 'graphile-worker';
 import postgres from 'postgres';
 import { APP_DB_ROLE } from '../api/db.ts';
 
-const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
+/** This folder: `migrations/` and `functions/` below it. */
+export const SCHEMA_DIR = path.dirname(fileURLToPath(import.meta.url));
 // Any constant will do: it only has to be the same in every process that migrates this database.
 const MIGRATION_LOCK = 7_140_301;
 
@@ -13,34 +15,116 @@ export interface MigrateOptions {
   /** Password to give the application role; omitted when the role's login is managed elsewhere. */
   appRolePassword?: string;
   log?: (line: string) => void;
+  /** The folder holding `migrations/` and `functions/` (default: this one; tests migrate an edited copy). */
+  dir?: string;
+}
+
+export interface MigrateResult {
+  /** Versions of the migrations applied, in order (`0011_functions_in_files`). */
+  migrations: string[];
+  /** Function files applied, as listed in `functions/order.txt` (`sales/sale_record.sql`). */
+  functions: string[];
+}
+
+interface Migration {
+  version: string;
+  sql: string;
+}
+
+interface FunctionFile {
+  file: string;
+  sql: string;
+  checksum: string;
+  /** The number of the migration this file must precede when that migration is pending (`0001`). */
+  before?: string;
+}
+
+export class SchemaSourceError extends Error {}
+
+/** The numbered migrations, in file-name order. */
+async function readMigrations(dir: string): Promise<Migration[]> {
+  const folder = path.join(dir, 'migrations');
+  const files = (await readdir(folder)).filter((file) => /^\d{4}_[\w-]+\.sql$/.test(file)).sort();
+  return Promise.all(files.map(async (file) => ({ version: file.replace(/\.sql$/, ''), sql: await readFile(path.join(folder, file), 'utf8') })));
 }
 
 /**
- * Applies graphile-worker's own schema, then every `db/migrations/NNNN_*.sql` not yet recorded in
- * `schema_migrations`, each once and inside its own transaction, in file-name order. An advisory
- * lock lets a release phase and a starting process run this at the same time safely.
+ * The function files in the order `functions/order.txt` states. Refuses a listed file that does not
+ * exist, a file listed twice, a `.sql` file that is not listed, and a `before` naming no migration.
  */
-export async function migrate(ownerUrl: string, options: MigrateOptions = {}): Promise<string[]> {
+async function readFunctionFiles(dir: string, migrations: Migration[]): Promise<FunctionFile[]> {
+  const folder = path.join(dir, 'functions');
+  const order = await readFile(path.join(folder, 'order.txt'), 'utf8');
+  const onDisk = new Set((await readdir(folder, { recursive: true })).map(String).filter((file) => file.endsWith('.sql')).map((file) => file.split(path.sep).join('/')));
+  const listed: FunctionFile[] = [];
+  for (const [index, raw] of order.split('\n').entries()) {
+    const line = raw.replace(/#.*/, '').trim();
+    if (!line) continue;
+    const where = `db/functions/order.txt line ${index + 1}`;
+    const match = /^(\S+\.sql)(?:\s+before\s+(\d{4}))?$/.exec(line);
+    if (!match) throw new SchemaSourceError(`${where}: expected "path/file.sql" or "path/file.sql before NNNN", got "${line}"`);
+    const [, file, before] = match as unknown as [string, string, string | undefined];
+    if (!onDisk.has(file)) throw new SchemaSourceError(`${where}: ${file} does not exist`);
+    if (listed.some((entry) => entry.file === file)) throw new SchemaSourceError(`${where}: ${file} is listed twice`);
+    if (before && !migrations.some((migration) => migration.version.startsWith(`${before}_`))) {
+      throw new SchemaSourceError(`${where}: no migration ${before} to apply ${file} before`);
+    }
+    const sql = await readFile(path.join(folder, file), 'utf8');
+    listed.push({ file, sql, checksum: createHash('sha256').update(sql).digest('hex'), before });
+  }
+  const unlisted = [...onDisk].filter((file) => !listed.some((entry) => entry.file === file));
+  if (unlisted.length) throw new SchemaSourceError(`db/functions/order.txt does not list ${unlisted.join(', ')}`);
+  return listed;
+}
+
+/**
+ * Applies graphile-worker's own schema, then, in one transaction: every `migrations/NNNN_*.sql` not
+ * yet recorded in `schema_migrations`, in file-name order, and every function file of
+ * `functions/order.txt` whose content differs from the one recorded in `schema_functions`, in that
+ * order (a file marked `before NNNN` ahead of that migration when it is pending). An upgrade is all
+ * or nothing; an advisory lock lets a release phase and a starting process run this at once safely.
+ */
+export async function migrate(ownerUrl: string, options: MigrateOptions = {}): Promise<MigrateResult> {
   const log = options.log ?? (() => {});
+  const dir = options.dir ?? SCHEMA_DIR;
+  const migrations = await readMigrations(dir);
+  const functionFiles = await readFunctionFiles(dir, migrations);
   const sql = postgres(ownerUrl, { max: 1, onnotice: () => {} });
-  const applied: string[] = [];
+  const result: MigrateResult = { migrations: [], functions: [] };
   try {
     await sql`select pg_advisory_lock(${MIGRATION_LOCK})`;
     await runWorkerMigrations({ connectionString: ownerUrl, logger: undefined });
-    await sql`create table if not exists schema_migrations (version text primary key, applied_at timestamptz not null default now())`;
-    const done = new Set((await sql<{ version: string }[]>`select version from schema_migrations`).map((row) => row.version));
-    const files = (await readdir(MIGRATIONS_DIR)).filter((file) => /^\d{4}_[\w-]+\.sql$/.test(file)).sort();
-    for (const file of files) {
-      const version = file.replace(/\.sql$/, '');
-      if (done.has(version)) continue;
-      const text = await readFile(path.join(MIGRATIONS_DIR, file), 'utf8');
-      await sql.begin(async (tx) => {
-        await tx.unsafe(text);
-        await tx`insert into schema_migrations (version) values (${version})`;
-      });
-      applied.push(version);
-      log(`migrated ${version}`);
-    }
+    await sql.begin(async (tx) => {
+      await tx`create table if not exists schema_migrations (version text primary key, applied_at timestamptz not null default now())`;
+      await tx`create table if not exists schema_functions (file text primary key, checksum text not null, applied_at timestamptz not null default now())`;
+      // Bookkeeping is the owner's: the app role's default table privileges must not reach it.
+      const [role] = await tx`select 1 from pg_roles where rolname = ${APP_DB_ROLE}`;
+      if (role) await tx.unsafe(`revoke all on schema_migrations, schema_functions from ${APP_DB_ROLE}`);
+      const done = new Set((await tx<{ version: string }[]>`select version from schema_migrations`).map((row) => row.version));
+      const applied = new Map((await tx<{ file: string; checksum: string }[]>`select file, checksum from schema_functions`).map((row) => [row.file, row.checksum]));
+
+      const applyFunctionFile = async (entry: FunctionFile) => {
+        if (applied.get(entry.file) === entry.checksum) return;
+        await tx.unsafe(entry.sql);
+        await tx`insert into schema_functions (file, checksum) values (${entry.file}, ${entry.checksum})
+                 on conflict (file) do update set checksum = excluded.checksum, applied_at = now()`;
+        applied.set(entry.file, entry.checksum);
+        result.functions.push(entry.file);
+        log(`applied functions/${entry.file}`);
+      };
+
+      for (const migration of migrations) {
+        if (done.has(migration.version)) continue;
+        for (const entry of functionFiles) {
+          if (entry.before && migration.version.startsWith(`${entry.before}_`)) await applyFunctionFile(entry);
+        }
+        await tx.unsafe(migration.sql);
+        await tx`insert into schema_migrations (version) values (${migration.version})`;
+        result.migrations.push(migration.version);
+        log(`migrated ${migration.version}`);
+      }
+      for (const entry of functionFiles) await applyFunctionFile(entry);
+    });
     if (options.appRolePassword !== undefined) {
       await sql.unsafe(`alter role ${APP_DB_ROLE} login password '${options.appRolePassword.replace(/'/g, "''")}'`);
     }
@@ -48,5 +132,5 @@ export async function migrate(ownerUrl: string, options: MigrateOptions = {}): P
     await sql`select pg_advisory_unlock(${MIGRATION_LOCK})`.catch(() => {});
     await sql.end();
   }
-  return applied;
+  return result;
 }

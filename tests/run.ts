@@ -1,6 +1,6 @@
 /**
  * `npm test`: prepares PostgreSQL (DATABASE_URL's server when set, else an embedded one under
- * DATA_DIR/test-pg), builds a migrated template database once per version of the migrations, then
+ * DATA_DIR/test-pg), builds a migrated template database once per version of the schema's sources, then
  * runs tap. Each test file clones its own database from the template and drops it at the end.
  */
 import { spawn } from 'node:child_process';
@@ -11,21 +11,28 @@ import postgres from 'postgres';
 import { APP_DB_ROLE } from '../api/db.ts';
 import { deriveSecret } from '../api/lib/secrets.ts';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../db/embedded.ts';
-import { migrate } from '../db/migrate.ts';
+import { migrate, SCHEMA_DIR } from '../db/migrate.ts';
 import { databaseUrl, TEST_APP_KEY, TEST_ENV } from './support/env.ts';
 
-function migrationsFingerprint(): string {
+/** Changes with any migration, function file or dependency: a new template is built then. */
+function schemaFingerprint(): string {
   const hash = createHash('sha256');
-  const dir = path.resolve('db/migrations');
-  for (const file of readdirSync(dir).sort()) hash.update(file).update(readFileSync(path.join(dir, file)));
+  for (const dir of ['migrations', 'functions'].map((name) => path.join(SCHEMA_DIR, name))) {
+    for (const file of readdirSync(dir, { recursive: true }).map(String).sort()) {
+      const full = path.join(dir, file);
+      if (statSync(full).isFile()) hash.update(file).update(readFileSync(full));
+    }
+  }
   hash.update(readFileSync('package-lock.json'));
   return hash.digest('hex').slice(0, 12);
 }
 
 async function ensureTemplate(serverUrl: string): Promise<string> {
-  const template = `pos_test_template_${migrationsFingerprint()}`;
+  const template = `pos_test_template_${schemaFingerprint()}`;
   const admin = postgres(serverUrl, { max: 1, onnotice: () => {} });
   try {
+    // Two runs against one server (two checkouts, or CI beside a developer) build each template once.
+    await admin`select pg_advisory_lock(hashtext(${template}))`;
     const [ready] = await admin`select 1 from pg_database where datname = ${template} and datistemplate`;
     if (ready) return template;
     const building = `${template}_building`;
@@ -53,33 +60,60 @@ if (!serverUrl) {
 
 const template = await ensureTemplate(serverUrl);
 // `npm test -- tests/auth` runs one folder: tap itself wants files, so folders are expanded here.
+const testFiles = (folder: string) =>
+  readdirSync(folder, { recursive: true }).map(String).filter((f) => f.endsWith('.test.ts')).map((f) => path.join(folder, f)).sort();
 const targets = process.argv.slice(2).flatMap((arg) =>
-  !arg.startsWith('-') && statSync(arg, { throwIfNoEntry: false })?.isDirectory()
-    ? readdirSync(arg, { recursive: true }).map(String).filter((f) => f.endsWith('.test.ts')).map((f) => path.join(arg, f))
-    : [arg],
+  !arg.startsWith('-') && statSync(arg, { throwIfNoEntry: false })?.isDirectory() ? testFiles(arg) : [arg],
 );
-const tap = spawn(process.execPath, [path.resolve('node_modules/tap/dist/esm/run.mjs'), ...targets], {
-  stdio: ['inherit', 'pipe', 'inherit'],
-  env: {
-    ...process.env,
-    [TEST_ENV.serverUrl]: serverUrl,
-    [TEST_ENV.templateDb]: template,
-    NODE_ENV: 'test',
-    LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
-  },
-});
-// tap's own summary (`# { total: 3, pass: 3 }`) is restated as a plain closing line CI can read.
-let tail = '';
-tap.stdout!.on('data', (chunk: Buffer) => {
-  process.stdout.write(chunk);
-  tail = (tail + chunk.toString('utf8')).slice(-4096);
-});
-const code = await new Promise<number>((resolve) => tap.on('exit', (status, signal) => resolve(status ?? (signal ? 1 : 0))));
-const summary = /# \{ total: (\d+)([^}]*)\}/.exec(tail);
-if (summary) {
-  const count = (name: string) => Number(new RegExp(`${name}: (\\d+)`).exec(summary[2]!)?.[1] ?? 0);
-  const skipped = count('skip') + count('todo');
-  process.stdout.write(`\n${count('pass')} passed, ${count('fail')} failed${skipped ? `, ${skipped} skipped` : ''}\n`);
+
+/**
+ * The whole suite runs in two phases: every file but tests/chaos two at a time (each file has its own
+ * database; the tests wait on conditions, never on the clock), then tests/chaos one at a time, alone
+ * on the machine, since they load it on purpose and measure what other clients see meanwhile.
+ * Files named on the command line run in one phase, one at a time.
+ */
+const CHAOS = path.join('tests', 'chaos');
+const phases: { files: string[]; jobs: number }[] = targets.length
+  ? [{ files: targets, jobs: 1 }]
+  : [
+      { files: testFiles('tests').filter((file) => !file.startsWith(`${CHAOS}${path.sep}`)), jobs: 2 },
+      { files: testFiles(CHAOS), jobs: 1 },
+    ];
+
+/** Runs tap over `files`; answers its exit code and its summary counts. */
+async function runTap(files: string[], jobs: number): Promise<{ code: number; pass: number; fail: number; skipped: number }> {
+  const tap = spawn(process.execPath, [path.resolve('node_modules/tap/dist/esm/run.mjs'), `--jobs=${jobs}`, ...files], {
+    stdio: ['inherit', 'pipe', 'inherit'],
+    env: {
+      ...process.env,
+      [TEST_ENV.serverUrl]: serverUrl,
+      [TEST_ENV.templateDb]: template,
+      NODE_ENV: 'test',
+      LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
+    },
+  });
+  let tail = '';
+  tap.stdout!.on('data', (chunk: Buffer) => {
+    process.stdout.write(chunk);
+    tail = (tail + chunk.toString('utf8')).slice(-4096);
+  });
+  const code = await new Promise<number>((resolve) => tap.on('exit', (status, signal) => resolve(status ?? (signal ? 1 : 0))));
+  // tap's own summary: `# { total: 3, pass: 3 }`.
+  const summary = /# \{ total: (\d+)([^}]*)\}/.exec(tail)?.[2] ?? '';
+  const count = (name: string) => Number(new RegExp(`${name}: (\\d+)`).exec(summary)?.[1] ?? 0);
+  return { code, pass: count('pass'), fail: count('fail'), skipped: count('skip') + count('todo') };
 }
+
+let code = 0;
+const totals = { pass: 0, fail: 0, skipped: 0 };
+for (const phase of phases.filter((p) => p.files.length)) {
+  const result = await runTap(phase.files, phase.jobs);
+  code ||= result.code;
+  totals.pass += result.pass;
+  totals.fail += result.fail;
+  totals.skipped += result.skipped;
+}
+// Restated as one plain closing line CI can read.
+process.stdout.write(`\n${totals.pass} passed, ${totals.fail} failed${totals.skipped ? `, ${totals.skipped} skipped` : ''}\n`);
 await embedded?.stop();
 process.exit(code);

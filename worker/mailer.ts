@@ -1,6 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import nodemailer from 'nodemailer';
+import type pg from 'pg';
 
 /** Text for an HTML part. */
 export const escapeHtml = (value: string) =>
@@ -11,22 +12,35 @@ export interface Mail {
   subject: string;
   text: string;
   html: string;
+  /**
+   * What makes this message this one, the same on every run of the job that sends it (the task, the
+   * job's id, the recipient when a job writes to several): its Message-ID, and what sendOnce records.
+   */
+  key: string;
 }
 
 export interface Mailer {
   send(mail: Mail): Promise<void>;
 }
 
+/** The Message-ID of a mail: its key at the sender's domain. */
+export function messageId(key: string, from: string): string {
+  const domain = /@([^>\s]+)>?\s*$/.exec(from)?.[1] ?? 'pos.local';
+  return `<${key.replace(/[^\w.-]/g, '-')}@${domain}>`;
+}
+
 /**
  * Through SMTP when SMTP_URL is set; otherwise each message is written as an `.eml` file under
- * `<dataDir>/outbox/`, so a shop without a mail server can still read what would have been sent.
+ * `<dataDir>/outbox/`, named after its key (a second write of the same message replaces the first), so
+ * a shop without a mail server can still read what would have been sent.
  */
 export function createMailer(options: { smtpUrl?: string; from: string; dataDir: string }): Mailer {
+  const envelope = ({ key, ...mail }: Mail) => ({ from: options.from, messageId: messageId(key, options.from), ...mail });
   if (options.smtpUrl) {
     const transport = nodemailer.createTransport(options.smtpUrl);
     return {
       async send(mail) {
-        await transport.sendMail({ from: options.from, ...mail });
+        await transport.sendMail(envelope(mail));
       },
     };
   }
@@ -34,10 +48,39 @@ export function createMailer(options: { smtpUrl?: string; from: string; dataDir:
   const transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
   return {
     async send(mail) {
-      const info = await transport.sendMail({ from: options.from, ...mail });
+      const info = await transport.sendMail(envelope(mail));
       await mkdir(outbox, { recursive: true });
-      const id = String(info.messageId).replace(/[^\w.-]/g, '');
-      await writeFile(path.join(outbox, `${new Date().toISOString().replace(/[:.]/g, '-')}-${id}.eml`), info.message as Buffer);
+      await writeFile(path.join(outbox, `${mail.key.replace(/[^\w.-]/g, '-')}.eml`), info.message as Buffer);
+    },
+  };
+}
+
+/**
+ * Each message once: a message whose key is recorded as sent is not sent again (its job ran again
+ * after the server had accepted it: a worker killed before the job's end, a retry of a later step).
+ * The record is written once the server has accepted the message, so the only second copy possible is
+ * one whose SMTP exchange was cut after the server accepted and before the answer came back. Two runs
+ * of one job at once (its lock freed while the first still ran) queue on an advisory lock of the key.
+ */
+export function sendOnce(mailer: Mailer, pool: pg.Pool): Mailer {
+  return {
+    async send(mail) {
+      const client = await pool.connect();
+      let broken: Error | undefined;
+      try {
+        await client.query('select pg_advisory_lock(hashtextextended($1, 0))', [mail.key]);
+        const { rowCount } = await client.query('select 1 from sent_messages where message_id = $1', [mail.key]);
+        if (rowCount) return;
+        await mailer.send(mail);
+        await client.query('insert into sent_messages (message_id) values ($1) on conflict do nothing', [mail.key]);
+      } catch (error) {
+        broken = error as Error;
+        throw error;
+      } finally {
+        await client.query('select pg_advisory_unlock(hashtextextended($1, 0))', [mail.key]).catch((error: Error) => (broken ??= error));
+        // A connection that failed may hold the lock: it is closed rather than reused.
+        client.release(broken);
+      }
     },
   };
 }

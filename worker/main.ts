@@ -2,11 +2,12 @@
 import { loadConfigOrExit } from '../api/config.ts';
 import { createLogger } from '../api/logger.ts';
 import { openRuntime } from '../api/runtime.ts';
-import { exitOnStartupError, onShutdown } from '../api/server.ts';
+import { exitOnStartupError, guardProcess, onShutdown } from '../api/server.ts';
 import { startWorker } from './worker.ts';
 
 const config = loadConfigOrExit();
 const log = createLogger(config.LOG_LEVEL, 'pos-worker');
+guardProcess(log);
 
 try {
   const runtime = await openRuntime(config, { allowEmbedded: false });

@@ -1,10 +1,13 @@
-import { Logger as WorkerLogger, run, type Runner, type TaskList } from 'graphile-worker';
+import { EventEmitter } from 'node:events';
+import { Logger as WorkerLogger, run, type Runner, type TaskList, type WorkerEvents } from 'graphile-worker';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import type { Runtime } from '../api/runtime.ts';
 import type { WorkerContext } from './context.ts';
-import { createMailer, type Mailer } from './mailer.ts';
+import { keepWorkersAlive, type Liveness } from './liveness.ts';
+import { createMailer, sendOnce, type Mailer } from './mailer.ts';
 import { authPruneExpired } from './tasks/auth__prune_expired.ts';
+import { mailPruneSent } from './tasks/mail__prune_sent.ts';
 import { saleEmailReceipt } from './tasks/sale__email_receipt.ts';
 import { stockNegativeAlert } from './tasks/stock__negative_alert.ts';
 import { userForgotPassword } from './tasks/user__forgot_password.ts';
@@ -16,11 +19,12 @@ export function taskList(ctx: WorkerContext): TaskList {
     auth__prune_expired: authPruneExpired,
     sale__email_receipt: saleEmailReceipt(ctx),
     stock__negative_alert: stockNegativeAlert(ctx),
+    mail__prune_sent: mailPruneSent,
   };
 }
 
 /** Times are UTC. Each item's id is pinned so that renaming a task never replays its history. */
-export const CRONTAB = ['15 * * * * auth__prune_expired ?id=auth_prune_expired'].join('\n');
+export const CRONTAB = ['15 * * * * auth__prune_expired ?id=auth_prune_expired', '40 3 * * * mail__prune_sent ?id=mail_prune_sent'].join('\n');
 
 function workerLogger(log: Logger): WorkerLogger {
   return new WorkerLogger((scope) => (level, message, meta) => {
@@ -34,27 +38,32 @@ function workerLogger(log: Logger): WorkerLogger {
 
 export interface Worker {
   runner: Runner;
+  liveness: Liveness;
   stop(): Promise<void>;
 }
 
 /**
  * graphile-worker on its own pool of the owner's role (the worker's tables are not the app role's).
- * Signals are left to the process, which stops the worker as part of its own graceful shutdown.
+ * Its workers beat in worker_heartbeats, and each beat frees the jobs of workers that are gone
+ * (liveness.ts); mail goes out once per message (sendOnce). Signals are left to the process, which
+ * stops the worker as part of its own graceful shutdown.
  */
 export async function startWorker(runtime: Runtime, log: Logger, mailer?: Mailer): Promise<Worker> {
   const { config, appKey, ownerUrl } = runtime;
-  const ctx: WorkerContext = {
-    config,
-    appKey,
-    ownerUrl,
-    log,
-    mailer: mailer ?? createMailer({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM, dataDir: config.DATA_DIR }),
-  };
   const pool = new pg.Pool({ connectionString: ownerUrl, max: config.WORKER_CONCURRENCY + 2, application_name: 'pos-worker' });
   // An idle client whose connection drops must not crash the process: log it, the pool replaces it.
   const logDrop = (error: Error & { code?: string }) => log.error({ error: error.message, code: error.code }, 'worker database connection lost');
   pool.on('error', logDrop);
   pool.on('connect', (client) => client.on('error', logDrop));
+  const ctx: WorkerContext = {
+    config,
+    appKey,
+    ownerUrl,
+    log,
+    mailer: sendOnce(mailer ?? createMailer({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM, dataDir: config.DATA_DIR }), pool),
+  };
+  const events: WorkerEvents = new EventEmitter();
+  const liveness = keepWorkersAlive(pool, events, log);
   const runner = await run({
     pgPool: pool,
     concurrency: config.WORKER_CONCURRENCY,
@@ -63,11 +72,14 @@ export async function startWorker(runtime: Runtime, log: Logger, mailer?: Mailer
     taskList: taskList(ctx),
     crontab: CRONTAB,
     logger: workerLogger(log),
+    events,
   });
   return {
     runner,
+    liveness,
     async stop() {
       await runner.stop();
+      await liveness.stop();
       await pool.end();
     },
   };

@@ -5,16 +5,16 @@ import { invalidField } from '../errors.ts';
 import { hashPassword, verifyPassword } from '../lib/password.ts';
 import { authenticate } from '../middleware/auth.ts';
 import { newRouter } from '../router.ts';
-import { bearer, jsonBody, jsonResponse, Locale, one, optionalText, Password, pickErrors } from '../schemas.ts';
+import { bearer, GivenPassword, jsonBody, jsonResponse, Locale, one, optionalText, Password, pickErrors, requiredText } from '../schemas.ts';
 import { findPasswordHash, updateUser } from '../users/queries.ts';
 import { UserRecord } from '../users/schemas.ts';
 
 const ProfileBody = z
-  .object({ name: z.string().trim().min(1).max(160), phone: optionalText(40), locale: Locale })
+  .object({ name: requiredText(160), phone: optionalText(40), locale: Locale })
   .partial()
   .openapi('UpdateProfile');
 
-const ChangePasswordBody = z.object({ current_password: z.string().min(1).max(200), password: Password }).openapi('ChangePassword');
+const ChangePasswordBody = z.object({ current_password: GivenPassword, password: Password }).openapi('ChangePassword');
 
 const putProfile = createRoute({
   method: 'put',

@@ -1,12 +1,12 @@
 import { z } from '@hono/zod-openapi';
 import { ShopRecord } from '../shop/schemas.ts';
-import { Email, Locale, optionalText, Password } from '../schemas.ts';
+import { Email, GivenPassword, Locale, optionalText, Password, requiredText, Text } from '../schemas.ts';
 import { UserRecord } from '../users/schemas.ts';
 
 export const RegisterBody = z
   .object({
-    shop_name: z.string().trim().min(1).max(160),
-    owner_name: z.string().trim().min(1).max(160),
+    shop_name: requiredText(160),
+    owner_name: requiredText(160),
     owner_email: Email,
     password: Password,
     business_type: optionalText(120),
@@ -21,7 +21,7 @@ export const RegisterBody = z
 export const LoginBody = z
   .object({
     email: Email,
-    password: z.string().min(1).max(200),
+    password: GivenPassword,
     device_name: optionalText(160).openapi({ description: 'Kept on the session, e.g. "Caisse 1".' }),
   })
   .openapi('Login');
@@ -29,7 +29,7 @@ export const LoginBody = z
 export const ForgotPasswordBody = z.object({ email: Email }).openapi('ForgotPassword');
 
 export const ResetPasswordBody = z
-  .object({ token: z.string().min(1).max(200), email: Email, password: Password })
+  .object({ token: Text.min(1).max(200), email: Email, password: Password })
   .openapi('ResetPassword');
 
 export const Session = z

@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { Timestamp, Uuid } from '../schemas.ts';
+import { requiredText, Timestamp, Uuid } from '../schemas.ts';
 
 export const CategoryRecord = z
   .object({
@@ -15,7 +15,7 @@ export const CategoryRecord = z
 export type CategoryRecord = z.infer<typeof CategoryRecord>;
 
 const CategoryFields = z.object({
-  name: z.string().trim().min(1).max(120),
+  name: requiredText(120),
   parent_id: Uuid.nullable().optional().openapi({ description: 'A category of this shop; null for a top-level category.' }),
   sort_order: z.number().int().min(-1_000_000).max(1_000_000).optional().openapi({ description: 'Lists are ordered by it, then by id. Default 0.' }),
 });

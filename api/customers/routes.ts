@@ -5,7 +5,7 @@ import { errors } from '../errors.ts';
 import { decodeCursor, page } from '../lib/pagination.ts';
 import { authenticate, hasRole, requireActiveSubscription, requireRole } from '../middleware/auth.ts';
 import { newRouter } from '../router.ts';
-import { bearer, IdParam, jsonBody, jsonResponse, many, one, pickErrors } from '../schemas.ts';
+import { bearer, IdParam, jsonBody, jsonResponse, many, one, pickErrors, Text } from '../schemas.ts';
 import { createCustomer, deleteCustomer, findCustomer, findCustomerByCard, listCustomers, lockCustomer, toCustomerRecord, updateCustomer } from './queries.ts';
 import { CardNo, CreateCustomerBody, CustomerListQuery, CustomerRecord, UpdateCustomerBody } from './schemas.ts';
 
@@ -86,7 +86,7 @@ const remove = createRoute({
 export const customerRoutes = newRouter()
   .openapi(list, async (c) => {
     const { limit, cursor, ...filters } = c.req.valid('query');
-    const after = decodeCursor(cursor, z.tuple([z.string(), z.uuid()]));
+    const after = decodeCursor(cursor, z.tuple([Text, z.uuid()]));
     const { rows, nextCursor } = page(await listCustomers(c.var.tx, filters, limit, after), limit, (row) => [row.name, row.id]);
     return c.json({ data: rows.map(toCustomerRecord), meta: { next_cursor: nextCursor } }, 200);
   })

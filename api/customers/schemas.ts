@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
-import { ListQuery, Money, optionalText, QueryBoolean, Timestamp, Uuid } from '../schemas.ts';
+import { emailAddress, ListQuery, Money, optionalText, QueryBoolean, requiredText, Text, Timestamp, Uuid } from '../schemas.ts';
 
-export const CardNo = z.string().trim().min(1).max(60);
+export const CardNo = requiredText(60);
 
 export const TierRef = z
   .object({ key: z.string(), name: z.string(), multiplier: z.number() })
@@ -26,9 +26,9 @@ export const CustomerRecord = z
 export type CustomerRecord = z.infer<typeof CustomerRecord>;
 
 const CustomerFields = z.object({
-  name: z.string().trim().min(1).max(160),
+  name: requiredText(160),
   phone: optionalText(40),
-  email: z.email().max(160).nullable().optional(),
+  email: emailAddress(160).nullable().optional(),
   note: optionalText(255),
   credit_ceiling_xaf: Money.optional().openapi({ description: 'Default 0 (no credit). Setting it needs a manager or the owner.' }),
   card_no: CardNo.nullable().optional().openapi({ description: 'Loyalty card number, unique in the shop (409 `card_taken`).' }),
@@ -40,7 +40,7 @@ export const UpdateCustomerBody = CustomerFields.partial().openapi('UpdateCustom
 export type UpdateCustomerBody = z.infer<typeof UpdateCustomerBody>;
 
 export const CustomerListQuery = ListQuery.extend({
-  q: z.string().trim().max(160).optional().transform((q) => q || undefined).openapi({
+  q: Text.trim().max(160).optional().transform((q) => q || undefined).openapi({
     param: { name: 'q', in: 'query' },
     description: 'Accent-insensitive name, phone prefix, or exact card number. Empty: no filter.',
   }),

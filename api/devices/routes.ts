@@ -6,7 +6,7 @@ import { randomToken, seal, sha256, unseal } from '../lib/secrets.ts';
 import { authenticate, requireActiveSubscription, requireRole } from '../middleware/auth.ts';
 import { limitPublicByAddress } from '../middleware/rate-limit.ts';
 import { newRouter } from '../router.ts';
-import { bearer, IdParam, jsonResponse, many, one, pickErrors } from '../schemas.ts';
+import { bearer, IdParam, jsonResponse, many, one, pickErrors, Text } from '../schemas.ts';
 import { claimPairing, createPairing, findDevice, listDevices, pollPairing, revokeDevice } from './queries.ts';
 import { ClaimBody, CreatePairingBody, DeviceRecord, Pairing, PairingStatus } from './schemas.ts';
 
@@ -17,9 +17,7 @@ const CODE_LENGTH = 8;
 const newCode = () => Array.from({ length: CODE_LENGTH }, () => CODE_ALPHABET[randomInt(CODE_ALPHABET.length)]).join('');
 
 const CodeParam = z.object({
-  code: z
-    .string()
-    .min(1)
+  code: Text.min(1)
     .max(32)
     .transform((code) => code.trim().toUpperCase())
     .openapi({ param: { name: 'code', in: 'path' }, description: 'Case-insensitive.' }),
@@ -47,7 +45,14 @@ const poll = createRoute({
     'An unknown code is a 404 `pairing_not_found` ("No pairing request with this code."). Once claimed, the first poll sending `X-Pairing-Secret: <poll_secret>` ' +
     'also receives `device` with its token, once; later polls only see `claimed`. Rate-limited per address.',
   middleware: [limitPublicByAddress],
-  request: { params: CodeParam },
+  request: {
+    params: CodeParam,
+    headers: z.object({
+      'x-pairing-secret': Text.max(200)
+        .optional()
+        .openapi({ description: 'The `poll_secret` of the pairing: once the code is claimed, the first poll that sends it receives the device token.' }),
+    }),
+  },
   responses: { 200: jsonResponse('The pairing\'s status.', one(PairingStatus)), ...pickErrors(404, 429) },
 });
 

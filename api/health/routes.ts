@@ -25,7 +25,7 @@ const readyz = createRoute({
 
 const READY_TIMEOUT_MS = 2_000;
 
-export const healthRoutes = newRouter()
+export const healthRoutes = newRouter({ usesDatabase: false })
   .openapi(healthz, (c) => c.json({ status: 'ok' }, 200))
   .openapi(readyz, async (c) => {
     const probe = c.var.deps.sql`select 1`.then(() => true, () => false);

@@ -1,12 +1,12 @@
 import { z } from '@hono/zod-openapi';
 import { CardNo, CustomerRecord, TierRef } from '../customers/schemas.ts';
-import { hasDecimals, IsoDate, ListQuery, Timestamp, Uuid } from '../schemas.ts';
+import { decimal, IsoDate, ListQuery, requiredText, Timestamp, Uuid } from '../schemas.ts';
 
 export const RegisterCardBody = z
   .object({
     card_no: CardNo,
     customer_id: Uuid.nullable().optional().openapi({ description: 'An existing customer of the shop; or give `name` instead.' }),
-    name: z.string().trim().min(1).max(160).nullable().optional().openapi({ description: 'Creates the customer on the spot; or give `customer_id` instead.' }),
+    name: requiredText(160).nullable().optional().openapi({ description: 'Creates the customer on the spot; or give `customer_id` instead.' }),
   })
   .openapi('RegisterLoyaltyCard');
 
@@ -43,8 +43,14 @@ export const PointsEntry = z
 
 export const CorrectPointsBody = z
   .object({
-    delta: z.number().int().min(-1_000_000_000).max(1_000_000_000).refine((delta) => delta !== 0, 'Must not be 0.'),
-    reason: z.string().trim().min(1).max(160),
+    delta: z
+      .number()
+      .int()
+      .min(-1_000_000_000)
+      .max(1_000_000_000)
+      .refine((delta) => delta !== 0, 'Must not be 0.')
+      .openapi({ not: { const: 0 }, description: 'Signed; never 0.' }),
+    reason: requiredText(160),
   })
   .openapi('CorrectPoints');
 
@@ -64,14 +70,23 @@ export const TierRecord = z
 export type TierRecord = z.infer<typeof TierRecord>;
 
 const TierInput = z.object({
-  key: z.string().trim().min(1).max(40),
-  name: z.string().trim().min(1).max(60),
+  key: requiredText(40),
+  name: requiredText(60),
   min_points: z.number().int().min(0).max(1_000_000_000),
-  multiplier: z.number().min(0).max(10).refine(hasDecimals(2), 'Must have at most 2 decimals.'),
+  multiplier: decimal(2).min(0).max(10),
 });
 
 export const ReplaceTiersBody = z
-  .object({ tiers: z.array(TierInput).min(1).max(8) })
+  .object({
+    tiers: z
+      .array(TierInput)
+      .min(1)
+      .max(8)
+      .openapi({
+        description: 'Keys and thresholds unique; one tier starts at 0 points.',
+        ...({ contains: { type: 'object', properties: { min_points: { const: 0 } }, required: ['min_points'] } } as object),
+      }),
+  })
   .superRefine((body, ctx) => {
     const keys = new Set<string>();
     const thresholds = new Set<number>();

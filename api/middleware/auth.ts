@@ -1,32 +1,14 @@
-import type { Context, MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler, Next } from 'hono';
 import { verifyAccessToken } from '../auth/tokens.ts';
-import type { Tx } from '../db.ts';
+import type { Sql } from '../db.ts';
 import type { AppEnv, Caller, Role, UserKind } from '../env.ts';
 import { errors } from '../errors.ts';
 import { sha256 } from '../lib/secrets.ts';
 import { withIdempotencyKey } from './idempotency.ts';
-import { inTenant, type TenantScope } from './tenancy.ts';
-
-/** Thrown inside the request transaction to roll it back after the error handler has answered. */
-const ROLLBACK = Symbol('rollback');
+import { inTenant } from './tenancy.ts';
 
 const BEARER = /^Bearer\s+(\S+)$/i;
 const DEVICE = /^Device\s+(\S+)$/i;
-
-/**
- * The request's one transaction: `body` authenticates inside it and then calls the handler; whatever
- * the handler throws, or an error the handler answered, rolls everything back.
- */
-async function inRequestTransaction(c: Context<AppEnv>, scope: TenantScope, body: (tx: Tx) => Promise<void>): Promise<void> {
-  try {
-    await inTenant(c.var.deps.sql, scope, async (tx) => {
-      await body(tx);
-      if (c.error) throw ROLLBACK;
-    });
-  } catch (error) {
-    if (error !== ROLLBACK) throw error;
-  }
-}
 
 type Claims = NonNullable<Awaited<ReturnType<typeof verifyAccessToken>>>;
 
@@ -39,21 +21,11 @@ async function bearerClaims(c: Context<AppEnv>): Promise<Claims> {
   return claims;
 }
 
-/** The caller the token's session names, checked under row-level security with its shop and user set; 401 when the session is over. */
-async function findCaller(tx: Tx, claims: Claims): Promise<Caller> {
-  const [row] = await tx<
+/** The caller the token's session names, in one statement and no transaction (`session_caller`); 401 when the session is over. */
+async function findCaller(sql: Sql, claims: Claims): Promise<Caller> {
+  const [row] = await sql<
     { kind: UserKind; shop_id: string | null; role: Role | null; trial_ends_at: Date | null; subscription_ends_at: Date | null }[]
-  >`
-    select u.kind, u.shop_id, u.role, sh.trial_ends_at, sh.subscription_ends_at
-      from sessions s
-      join users u on u.id = s.user_id
-      left join shops sh on sh.id = u.shop_id
-     where s.id = ${claims.sessionId}
-       and s.user_id = ${claims.userId}
-       and s.revoked_at is null
-       and s.expires_at > now()
-       and u.deleted_at is null
-       and u.shop_id is not distinct from ${claims.shopId}::uuid`;
+  >`select kind, shop_id, role, trial_ends_at, subscription_ends_at from session_caller(${claims.sessionId}, ${claims.userId}, ${claims.shopId}::uuid)`;
   if (!row) throw errors.unauthenticated();
   const activeUntil = [row.trial_ends_at, row.subscription_ends_at].filter((d): d is Date => d !== null);
   return {
@@ -67,17 +39,16 @@ async function findCaller(tx: Tx, claims: Claims): Promise<Caller> {
 }
 
 /**
- * Bearer authentication, and the request's one transaction: the session named by the token is
- * checked under row-level security with the token's shop and user set, and the rest of the request
- * runs in that same transaction. Whatever the handler throws rolls everything back.
+ * Bearer authentication: the token's signature, then its session (one statement). The operation
+ * itself then runs in the request's one transaction, with the caller's shop and user set, opened by
+ * `inRequestTransaction` around the handler only: role checks and input validation come first and
+ * hold no database connection, and whatever the handler throws rolls everything back.
  */
 export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
   const claims = await bearerClaims(c);
-  await inRequestTransaction(c, { shopId: claims.shopId, userId: claims.userId }, async (tx) => {
-    c.set('caller', await findCaller(tx, claims));
-    c.set('tx', tx);
-    await withIdempotencyKey(c, tx, next);
-  });
+  c.set('caller', await findCaller(c.var.deps.sql, claims));
+  c.set('transactionScope', { shopId: claims.shopId, userId: claims.userId });
+  await next();
 };
 
 /** Device credentials, or 401 device_unauthenticated; the device is stamped as seen and synchronised. */
@@ -92,29 +63,25 @@ async function deviceOfRequest(c: Context<AppEnv>): Promise<{ id: string; shopId
 
 /**
  * Device credentials (`Authorization: Device <token>`, CONTRACT section 4) for `/device/sync/*`:
- * the token's hash names a live device, which names the shop; the request then runs in one
+ * the token's hash names a live device, which names the shop; the operation then runs in one
  * transaction of that shop with no user. Missing, unknown or revoked: 401 device_unauthenticated.
  * The device is stamped as seen in its own statement first, so that the request's transaction
  * writes nothing it does not need to (a pull's stays read-only and holds no sync horizon back).
  */
 export const authenticateDevice: MiddlewareHandler<AppEnv> = async (c, next) => {
   const device = await deviceOfRequest(c);
-  await inRequestTransaction(c, { shopId: device.shopId, userId: null }, async (tx) => {
-    c.set('device', device);
-    c.set('tx', tx);
-    await next();
-  });
+  c.set('device', device);
+  c.set('transactionScope', { shopId: device.shopId, userId: null });
+  await next();
 };
 
 /**
  * For an operation made of operations, each in a transaction of its own (a sync push: one per
- * record): the caller or the device is checked, and no request transaction is held open meanwhile,
- * so that a push holds one pooled connection at a time (holding one while waiting for another, as
- * many pushes as the pool has connections would wait on each other for ever). `c.var.tx` is not set.
+ * record): the caller or the device is checked, and no request transaction is opened, so that a
+ * push holds one pooled connection at a time. `c.var.tx` is not set.
  */
 export const authenticateEach: MiddlewareHandler<AppEnv> = async (c, next) => {
-  const claims = await bearerClaims(c);
-  c.set('caller', await inTenant(c.var.deps.sql, { shopId: claims.shopId, userId: claims.userId }, (tx) => findCaller(tx, claims)));
+  c.set('caller', await findCaller(c.var.deps.sql, await bearerClaims(c)));
   await next();
 };
 
@@ -122,6 +89,23 @@ export const authenticateDeviceEach: MiddlewareHandler<AppEnv> = async (c, next)
   c.set('device', await deviceOfRequest(c));
   await next();
 };
+
+/**
+ * Wraps every route handler (router.ts): when authentication named a scope, the handler runs in the
+ * request's one transaction with that shop and user set, behind the `Idempotency-Key` check. The
+ * route's middleware and the validators ran before, so no connection is held while they do; an
+ * error thrown by the handler rolls the transaction back and reaches the error handler.
+ */
+export function inRequestTransaction<H extends (c: Context<AppEnv>, next: Next) => unknown>(handler: H): H {
+  return (async (c: Context<AppEnv>, next: Next) => {
+    const scope = c.var.transactionScope;
+    if (!scope) return handler(c, next);
+    return inTenant(c.var.deps.sql, scope, (tx) => {
+      c.set('tx', tx);
+      return withIdempotencyKey(c, tx, async () => (await handler(c, next)) as Response);
+    });
+  }) as H;
+}
 
 const RANK: Record<Role, number> = { cashier: 1, manager: 2, owner: 3 };
 

@@ -1,4 +1,4 @@
-import type { Context, Next } from 'hono';
+import type { Context } from 'hono';
 import type { Tx } from '../db.ts';
 import type { AppEnv } from '../env.ts';
 import { errors, invalidField } from '../errors.ts';
@@ -13,12 +13,9 @@ const KEY_LIFETIME = '24 hours';
  * that stored answer; the same key with anything else is a 409 idempotency_conflict. Two requests
  * with one key at the same time queue on an advisory lock, so the second replays the first.
  */
-export async function withIdempotencyKey(c: Context<AppEnv>, tx: Tx, next: Next): Promise<void> {
+export async function withIdempotencyKey(c: Context<AppEnv>, tx: Tx, run: () => Promise<Response>): Promise<Response> {
   const key = c.req.header('idempotency-key');
-  if (c.req.method !== 'POST' || key === undefined || c.var.caller.shopId === null) {
-    await next();
-    return;
-  }
+  if (c.req.method !== 'POST' || key === undefined || c.var.caller?.shopId == null) return run();
   if (key.length < 1 || key.length > 200) throw invalidField('Idempotency-Key', 'Must be 1 to 200 characters.');
   const fingerprint = sha256(`${c.req.method} ${c.req.path}\n${await c.req.text()}`);
   await tx`select pg_advisory_xact_lock(hashtextextended(${`idempotency:${c.var.caller.shopId}:${key}`}, 0))`;
@@ -29,17 +26,15 @@ export async function withIdempotencyKey(c: Context<AppEnv>, tx: Tx, next: Next)
     if (stored.request_hash !== fingerprint) {
       throw errors.conflict('idempotency_conflict', 'This Idempotency-Key was already used with another request.');
     }
-    c.res = new Response(stored.response === null ? null : JSON.stringify(stored.response), {
-      status: stored.status,
-      headers: stored.response === null ? {} : { 'content-type': 'application/json' },
-    });
-    c.header('Idempotent-Replayed', 'true');
-    return;
+    const headers: Record<string, string> = { 'idempotent-replayed': 'true' };
+    if (stored.response !== null) headers['content-type'] = 'application/json';
+    return new Response(stored.response === null ? null : JSON.stringify(stored.response), { status: stored.status, headers });
   }
-  await next();
-  if (c.error || c.res.status >= 300) return;
-  const text = await c.res.clone().text();
+  const response = await run();
+  if (response.status >= 300) return response;
+  const text = await response.clone().text();
   await tx`
     insert into idempotency_keys (key, request_hash, status, response)
-    values (${key}, ${fingerprint}, ${c.res.status}, ${text ? tx.json(JSON.parse(text)) : null})`;
+    values (${key}, ${fingerprint}, ${response.status}, ${text ? tx.json(JSON.parse(text)) : null})`;
+  return response;
 }

@@ -25,11 +25,17 @@ export async function refund(sql: Sql, bucket: string): Promise<void> {
   await sql`select rate_limit_refund(${bucket})`;
 }
 
+/**
+ * The client's address for per-address limits. Behind TRUST_PROXY proxies, each appended the
+ * address it was reached from to X-Forwarded-For: the entry the outermost trusted proxy added is the
+ * client's (anything to its left was written by the client itself, and proves nothing). With fewer
+ * entries than proxies, the leftmost one.
+ */
 export function clientAddress(c: Context<AppEnv>): string {
   const { config, clientAddress: fromPlatform } = c.var.deps;
-  if (config.TRUST_PROXY) {
-    const forwarded = c.req.header('x-forwarded-for')?.split(',')[0]?.trim();
-    if (forwarded) return forwarded;
+  if (config.TRUST_PROXY > 0) {
+    const chain = (c.req.header('x-forwarded-for') ?? '').split(',').map((entry) => entry.trim()).filter(Boolean);
+    if (chain.length) return chain[Math.max(0, chain.length - config.TRUST_PROXY)]!;
   }
   return fromPlatform(c) ?? 'unknown';
 }

@@ -7,7 +7,7 @@ import { errors, invalidField } from '../errors.ts';
 import { CursorAt, decodeCursor, page, SINGLE_PAGE } from '../lib/pagination.ts';
 import { authenticate, requireActiveSubscription, requireRole } from '../middleware/auth.ts';
 import { newRouter } from '../router.ts';
-import { bearer, IdParam, jsonBody, jsonResponse, ListQuery, many, one, pickErrors, Uuid } from '../schemas.ts';
+import { bearer, IdParam, jsonBody, jsonResponse, ListQuery, many, one, pickErrors, Text, Uuid } from '../schemas.ts';
 import { shopDefaults } from '../shop/queries.ts';
 import {
   allVariants,
@@ -269,7 +269,7 @@ function assertMayHaveVariants(product: Product): void {
 export const productRoutes = newRouter()
   .openapi(listProductsRoute, async (c) => {
     const { limit, cursor, ...filters } = c.req.valid('query');
-    const after = decodeCursor(cursor, z.tuple([z.string(), z.uuid()]));
+    const after = decodeCursor(cursor, z.tuple([Text, z.uuid()]));
     const { rows, nextCursor } = page(await listProducts(c.var.tx, filters, limit, after), limit, (row) => [row.name, row.id]);
     const data = rows.map((row) => ({ ...toProductRecord(row), matched_variant: row.matched_variant }));
     return c.json({ data, meta: { next_cursor: nextCursor } }, 200);

@@ -1,17 +1,23 @@
 import { z } from '@hono/zod-openapi';
-import { ListQuery, Quantity, QueryBoolean, Timestamp, Uuid, UnitMoney, VatRate } from '../schemas.ts';
+import { ListQuery, NonNegativeQuantity, QueryBoolean, requiredText, Text, TEXT_PATTERNS, Timestamp, Uuid, UnitMoney, VatRate } from '../schemas.ts';
 
 export const Unit = z.enum(['piece', 'kg', 'g', 'l', 'ml', 'm']);
 
 /** A SKU or a barcode: free text as printed, unique in the shop across products and variants. */
-const Code = z.string().trim().min(1).max(64);
+const Code = requiredText(64);
 
-const NonNegativeQuantity = Quantity.refine((value) => value >= 0, 'Must be at least 0.');
+const OptionText = requiredText(60);
 
 export const VariantOptions = z
-  .record(z.string().trim().min(1).max(60), z.string().trim().min(1).max(60))
+  .record(OptionText, OptionText)
   .refine((options) => Object.keys(options).length <= 4, 'At most 4 axes.')
-  .openapi({ description: 'Axis name to value, e.g. {"Taille": "M", "Couleur": "Rouge"}.', example: { Taille: 'M' } });
+  .openapi({
+    description: 'Axis name to value, e.g. {"Taille": "M", "Couleur": "Rouge"}.',
+    example: { Taille: 'M' },
+    maxProperties: 4,
+    // The generator writes no propertyNames for a record's keys (and its type does not list the keyword).
+    ...({ propertyNames: { type: 'string', minLength: 1, maxLength: 60, pattern: TEXT_PATTERNS.filled } } as object),
+  });
 
 export const VariantRecord = z
   .object({
@@ -73,7 +79,7 @@ export const ProductDetail = ProductRecord.extend({
 }).openapi('ProductDetail');
 
 const ProductFields = z.object({
-  name: z.string().trim().min(1).max(200),
+  name: requiredText(200),
   sku: Code.nullable().optional(),
   barcode: Code.nullable().optional(),
   category_id: Uuid.nullable().optional().openapi({ description: 'A category of this shop.' }),
@@ -92,7 +98,7 @@ export const UpdateProductBody = ProductFields.partial().openapi('UpdateProduct'
 export type UpdateProductBody = z.infer<typeof UpdateProductBody>;
 
 export const ProductListQuery = ListQuery.extend({
-  q: z.string().trim().max(200).optional().transform((q) => q || undefined).openapi({
+  q: Text.trim().max(200).optional().transform((q) => q || undefined).openapi({
     param: { name: 'q', in: 'query' },
     description: 'Case- and accent-insensitive match in the name ("cafe" finds "Café"), or exactly a SKU or barcode (a scan). Empty: no filter.',
   }),
@@ -104,8 +110,8 @@ export const ProductListQuery = ListQuery.extend({
 
 const OptionInput = z
   .object({
-    name: z.string().trim().min(1).max(60),
-    values: z.array(z.string().trim().min(1).max(60)).min(1).max(100),
+    name: requiredText(60),
+    values: z.array(requiredText(60)).min(1).max(100).openapi({ uniqueItems: true }),
   })
   .superRefine((option, ctx) => {
     const seen = new Set<string>();

@@ -1,9 +1,9 @@
 import { z } from '@hono/zod-openapi';
-import { hasDecimals, IsoDateTime, ListQuery, Money, Quantity, QueryBoolean, Timestamp, UnitMoney, Uuid } from '../schemas.ts';
+import { decimal, IsoDateTime, ListQuery, Money, NonNegativeQuantity, PositiveQuantity, QueryBoolean, requiredText, Text, Timestamp, UnitMoney, Uuid } from '../schemas.ts';
 
 export const PromotionKind = z.enum(['percent', 'amount_xaf', 'buy_x_get_y', 'price_xaf']);
 
-const Time = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'Must be a time as HH:MM.');
+const Time = Text.regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'Must be a time as HH:MM.').openapi({ pattern: '^([01]\\d|2[0-3]):[0-5]\\d$' });
 
 export const PromotionRecord = z
   .object({
@@ -30,17 +30,17 @@ export const PromotionRecord = z
 export type PromotionRecord = z.infer<typeof PromotionRecord>;
 
 export const PromotionFields = z.object({
-  name: z.string().trim().min(1).max(160),
+  name: requiredText(160),
   kind: PromotionKind.openapi({
     description:
       'percent: `value` % off the line (0 < value <= 100). amount_xaf: `value` XAF off each unit. price_xaf: each unit at `value` XAF. ' +
       'buy_x_get_y: buy `min_quantity`, get `value` free (in each group of min_quantity + value units, value units are free).',
   }),
-  value: z.number().min(0).max(1_000_000_000).refine(hasDecimals(2), 'Must have at most 2 decimals.'),
+  value: decimal(2).min(0).max(1_000_000_000),
   product_ids: z.array(Uuid).max(500).optional(),
   category_ids: z.array(Uuid).max(100).optional(),
   variant_ids: z.array(Uuid).max(500).optional(),
-  min_quantity: Quantity.refine((q) => q >= 0, 'Must be at least 0.').optional().openapi({ description: 'A line needs at least this quantity (buy_x_get_y: the X bought).' }),
+  min_quantity: NonNegativeQuantity.optional().openapi({ description: 'A line needs at least this quantity (buy_x_get_y: the X bought).' }),
   min_total_xaf: Money.optional().openapi({ description: 'The basket needs at least this total.' }),
   starts_at: IsoDateTime.nullable().optional(),
   ends_at: IsoDateTime.nullable().optional(),
@@ -70,7 +70,32 @@ export function promotionProblems(p: PromotionFields): Record<string, string[]> 
   return problems;
 }
 
-export const CreatePromotionBody = PromotionFields.openapi('CreatePromotion');
+const kindIs = (kind: PromotionFields['kind']) => ({ type: 'object', properties: { kind: { const: kind } } });
+const value = (rule: object) => ({ type: 'object', properties: { value: rule } });
+const given = (key: string) => ({ type: 'object', properties: { [key]: { type: 'string' } }, required: [key] });
+
+/**
+ * The rules of `promotionProblems` that JSON Schema can state, for the document of a new promotion
+ * (a PUT is checked after its merge with the stored promotion, so its body alone cannot carry them).
+ * Not stated: ends_at after starts_at, ends_time unlike starts_time.
+ */
+const PROMOTION_RULES = [
+  { if: kindIs('percent'), then: value({ type: 'number', exclusiveMinimum: 0, maximum: 100 }) },
+  { if: kindIs('amount_xaf'), then: value({ type: 'integer', minimum: 1 }) },
+  { if: kindIs('price_xaf'), then: value({ type: 'integer' }) },
+  {
+    if: kindIs('buy_x_get_y'),
+    then: { type: 'object', properties: { value: { type: 'integer', minimum: 1 }, min_quantity: { type: 'integer', minimum: 1 } }, required: ['min_quantity'] },
+  },
+  {
+    if: { type: 'object', properties: { kind: { not: { const: 'percent' } } } },
+    then: { anyOf: (['product_ids', 'category_ids', 'variant_ids'] as const).map((key) => ({ type: 'object', properties: { [key]: { type: 'array', minItems: 1 } }, required: [key] })) },
+  },
+  { if: given('starts_time'), then: given('ends_time') },
+  { if: given('ends_time'), then: given('starts_time') },
+];
+
+export const CreatePromotionBody = PromotionFields.openapi('CreatePromotion', { ...({ allOf: PROMOTION_RULES } as object) });
 export const UpdatePromotionBody = PromotionFields.partial().openapi('UpdatePromotion');
 
 export const PromotionListQuery = ListQuery.extend({
@@ -84,7 +109,7 @@ export const PreviewBody = z
         z.object({
           product_id: Uuid,
           variant_id: Uuid.nullable().optional(),
-          quantity: Quantity.refine((q) => q > 0, 'Must be more than 0.'),
+          quantity: PositiveQuantity,
           unit_price_xaf: UnitMoney.nullable().optional().openapi({ description: 'Default: the catalogue price (the variant\'s, when given).' }),
           discount_xaf: Money.nullable().optional().openapi({ description: 'A manual discount on the line, before promotions.' }),
         }),

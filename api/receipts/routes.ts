@@ -8,7 +8,7 @@ import { authenticate, requireActiveSubscription, requireRole } from '../middlew
 import { newRouter } from '../router.ts';
 import { loadReceiptInput } from '../sales/queries.ts';
 import type { ReceiptInput } from '../sales/schemas.ts';
-import { bearer, jsonResponse, Locale, one, pickErrors, Uuid } from '../schemas.ts';
+import { bearer, emailAddress, jsonResponse, Locale, one, pickErrors, Uuid } from '../schemas.ts';
 import { renderEscPos } from './escpos.ts';
 import { renderInvoice } from './invoice.ts';
 import { COLUMNS, type PaperWidth } from './layout.ts';
@@ -62,7 +62,7 @@ const TextReceipt = z
 
 const EmailReceiptBody = z
   .object({
-    email: z.email().max(160).nullable().optional().openapi({ description: 'Where to send it; the sale\'s customer\'s address when omitted.' }),
+    email: emailAddress(160).nullable().optional().openapi({ description: 'Where to send it; the sale\'s customer\'s address when omitted.' }),
     locale: Locale.nullable().optional().openapi({ description: 'fr or en; the shop\'s language when omitted.' }),
   })
   .openapi('EmailReceiptBody');

@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { IsoDate, ListQuery, Money, optionalText, Quantity, Timestamp, UnitMoney, Uuid, VatRate } from '../schemas.ts';
+import { IsoDate, ListQuery, Money, optionalText, PositiveQuantity, requiredText, Timestamp, UnitMoney, Uuid, VatRate } from '../schemas.ts';
 
 export const SaleStatus = z.enum(['completed', 'voided', 'partially_refunded', 'refunded']);
 export const SaleMethod = z.enum(['cash', 'carrier1_momo', 'carrier2_money', 'card', 'bank', 'credit']);
@@ -113,10 +113,16 @@ export const SaleItemInput = z.object({
   product_id: Uuid.nullable().optional(),
   variant_id: Uuid.nullable().optional(),
   name: optionalText(200).openapi({ description: 'Default: the product\'s name (with the variant\'s options). Required without product_id.' }),
-  quantity: Quantity.refine((q) => q > 0, 'Must be more than 0.'),
-  unit_price_xaf: UnitMoney.nullable().optional().openapi({ description: 'Default: the catalogue price. Required without product_id.' }),
-  discount_xaf: Money.nullable().optional().openapi({ description: 'The line\'s own discount, before promotions.' }),
-  vat_rate: VatRate.nullable().optional().openapi({ description: 'Default: the product\'s rate, else the shop\'s.' }),
+  quantity: PositiveQuantity,
+  unit_price_xaf: UnitMoney.nullable().optional().openapi({
+    description: 'Default: the catalogue price (the variant\'s, else the product\'s). Required without product_id. A cashier may send only the catalogue price unless the shop\'s `cashier_price_override` is on (403 otherwise).',
+  }),
+  discount_xaf: Money.nullable().optional().openapi({
+    description: 'The line\'s own discount, before promotions. A cashier\'s is at most the shop\'s `cashier_max_discount_percent` of round(quantity x unit price) on a line with a product (422 `discount_not_allowed`).',
+  }),
+  vat_rate: VatRate.nullable().optional().openapi({
+    description: 'Default: the product\'s rate, else the shop\'s. A cashier may send only the product\'s rate unless the shop\'s `cashier_price_override` is on (403 otherwise).',
+  }),
 });
 
 export const PaymentInput = z.object({
@@ -129,7 +135,9 @@ export const CreateSaleBody = z
   .object({
     id: Uuid.nullable().optional().openapi({ description: 'Client-supplied: the same id with the same body answers the stored sale (200); with another body 409 idempotency_conflict.' }),
     customer_id: Uuid.nullable().optional(),
-    device_id: Uuid.nullable().optional(),
+    device_id: Uuid.nullable().optional().openapi({
+      description: 'The till the sale is made on: one of the shop\'s devices (`GET /devices`), else 422 on `device_id`; a revoked device is refused too. Null or omitted: none.',
+    }),
     note: optionalText(255),
     redeem_points: z.number().int().min(0).max(1_000_000_000).nullable().optional(),
     items: z.array(SaleItemInput).min(1).max(500),
@@ -138,17 +146,17 @@ export const CreateSaleBody = z
   .openapi('CreateSale');
 export type CreateSaleBody = z.infer<typeof CreateSaleBody>;
 
-export const VoidBody = z.object({ reason: z.string().trim().min(1).max(255) }).openapi('VoidSale');
+export const VoidBody = z.object({ reason: requiredText(255) }).openapi('VoidSale');
 
 export const RefundBody = z
   .object({
     method: SaleMethod,
     reason: optionalText(255),
-    items: z.array(z.object({ sale_item_id: Uuid, quantity: Quantity.refine((q) => q > 0, 'Must be more than 0.') })).min(1).max(500),
+    items: z.array(z.object({ sale_item_id: Uuid, quantity: PositiveQuantity })).min(1).max(500),
   })
   .openapi('RefundSale');
 
-export const AttributeLoyaltyBody = z.object({ card_no: z.string().trim().min(1).max(60) }).openapi('AttributeLoyalty');
+export const AttributeLoyaltyBody = z.object({ card_no: requiredText(60) }).openapi('AttributeLoyalty');
 
 export const SaleListQuery = ListQuery.extend({
   from: IsoDate.optional().openapi({ param: { name: 'from', in: 'query' }, description: 'First day, shop time.' }),

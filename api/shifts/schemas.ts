@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { IsoDate, ListQuery, Money, optionalText, Timestamp, Uuid } from '../schemas.ts';
+import { IsoDate, ListQuery, Money, optionalText, requiredText, Timestamp, Uuid } from '../schemas.ts';
 
 /**
  * The methods a drawer is counted by, in the order `counted_by_method` lists its counts. The order is
@@ -42,7 +42,7 @@ export const CashMovementBody = z
   .object({
     direction: z.enum(['in', 'out']).openapi({ description: 'in: cash put into the drawer; out: cash taken out.' }),
     amount_xaf: Money.min(1),
-    reason: z.string().trim().min(1).max(160).openapi({ description: 'Required: an unexplained withdrawal is not allowed.' }),
+    reason: requiredText(160).openapi({ description: 'Required: an unexplained withdrawal is not allowed.' }),
   })
   .openapi('CashMovementInput');
 

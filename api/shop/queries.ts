@@ -20,6 +20,8 @@ interface ShopRow {
   loyalty_earn_rate: number;
   loyalty_redeem_rate_xaf: number;
   timezone: string;
+  cashier_price_override: boolean;
+  cashier_max_discount_percent: number;
   trial_ends_at: Date;
   subscription_ends_at: Date | null;
   created_at: Date;
@@ -50,6 +52,8 @@ function toRecord(row: ShopRow): ShopRecord {
     loyalty_earn_rate: row.loyalty_earn_rate,
     loyalty_redeem_rate_xaf: row.loyalty_redeem_rate_xaf,
     timezone: row.timezone,
+    cashier_price_override: row.cashier_price_override,
+    cashier_max_discount_percent: row.cashier_max_discount_percent,
     subscription_status: subscriptionStatus(row),
     trial_ends_at: row.trial_ends_at.toISOString(),
     subscription_ends_at: row.subscription_ends_at?.toISOString() ?? null,
@@ -60,8 +64,8 @@ function toRecord(row: ShopRow): ShopRecord {
 
 const COLUMNS = [
   'id', 'name', 'business_type', 'phone', 'email', 'address', 'city', 'tax_id', 'locale', 'receipt_header', 'receipt_footer',
-  'allow_negative_stock', 'default_vat_rate', 'loyalty_earn_rate', 'loyalty_redeem_rate_xaf', 'timezone', 'trial_ends_at',
-  'subscription_ends_at', 'created_at', 'updated_at',
+  'allow_negative_stock', 'default_vat_rate', 'loyalty_earn_rate', 'loyalty_redeem_rate_xaf', 'timezone', 'cashier_price_override',
+  'cashier_max_discount_percent', 'trial_ends_at', 'subscription_ends_at', 'created_at', 'updated_at',
 ] as const;
 
 export interface NewShop {

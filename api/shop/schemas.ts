@@ -1,5 +1,14 @@
 import { z } from '@hono/zod-openapi';
-import { hasDecimals, Locale, optionalText, Timestamp, Uuid, VatRate } from '../schemas.ts';
+import { decimal, emailAddress, Locale, optionalText, requiredText, Text, Timestamp, Uuid, VatRate } from '../schemas.ts';
+
+const CASHIER_PRICE_OVERRIDE =
+  'Whether a cashier may sell at another unit price or VAT rate than the catalogue\'s (default false: a cashier\'s online sale or quote ' +
+  'that does is a 403). Managers and owners always may. Offline sales are never refused for it; every override is listed by ' +
+  '`GET /reports/price-overrides`.';
+const CASHIER_MAX_DISCOUNT =
+  'The largest line discount (`discount_xaf`) a cashier may give, in percent of the line\'s gross round(quantity x unit price), 0 to 100 ' +
+  'with at most 2 decimals (default 10). Beyond it a cashier\'s online sale is a 422 `discount_not_allowed` on `items.N.discount_xaf`. ' +
+  'It applies whether or not `cashier_price_override` is on; managers and owners are not limited; free lines (no product) are not capped.';
 
 export const SubscriptionStatus = z.enum(['trial', 'active', 'expired']);
 
@@ -21,6 +30,8 @@ export const ShopRecord = z
     loyalty_earn_rate: z.number().openapi({ description: 'Points earned per XAF paid (0.01 = one point per 100 XAF).' }),
     loyalty_redeem_rate_xaf: z.number().int().openapi({ description: 'Value in XAF of one redeemed point.' }),
     timezone: z.string().openapi({ description: 'IANA time zone of the shop: promotion hours and report days follow it.', example: 'Africa/Douala' }),
+    cashier_price_override: z.boolean().openapi({ description: CASHIER_PRICE_OVERRIDE }),
+    cashier_max_discount_percent: z.number().openapi({ description: CASHIER_MAX_DISCOUNT }),
     subscription_status: SubscriptionStatus,
     trial_ends_at: Timestamp,
     subscription_ends_at: Timestamp.nullable(),
@@ -33,10 +44,10 @@ export type ShopRecord = z.infer<typeof ShopRecord>;
 
 export const UpdateShopBody = z
   .object({
-    name: z.string().trim().min(1).max(160),
+    name: requiredText(160),
     business_type: optionalText(120),
     phone: optionalText(40),
-    email: z.email().max(160).nullable(),
+    email: emailAddress(160).nullable(),
     address: optionalText(255),
     city: optionalText(120),
     tax_id: optionalText(60),
@@ -45,9 +56,11 @@ export const UpdateShopBody = z
     receipt_footer: optionalText(500),
     allow_negative_stock: z.boolean(),
     default_vat_rate: VatRate,
-    loyalty_earn_rate: z.number().min(0).max(1000).refine(hasDecimals(4), 'Must have at most 4 decimals.'),
+    loyalty_earn_rate: decimal(4).min(0).max(1000),
     loyalty_redeem_rate_xaf: z.number().int().min(0).max(1_000_000),
-    timezone: z.string().min(1).max(64).openapi({ description: 'An IANA time zone (422 otherwise).' }),
+    timezone: Text.min(1).max(64).openapi({ description: 'An IANA time zone (422 otherwise).' }),
+    cashier_price_override: z.boolean().openapi({ description: CASHIER_PRICE_OVERRIDE }),
+    cashier_max_discount_percent: decimal(2).min(0).max(100).openapi({ description: CASHIER_MAX_DISCOUNT }),
   })
   .partial()
   .openapi('UpdateShop');

@@ -8,7 +8,7 @@ import { authenticate, requireActiveSubscription, requireRole } from '../middlew
 import { findProduct, listProducts, productEverExisted, toProductRecord } from '../products/queries.ts';
 import { ProductRecord } from '../products/schemas.ts';
 import { newRouter } from '../router.ts';
-import { bearer, jsonBody, jsonResponse, ListQuery, many, one, pickErrors, Uuid } from '../schemas.ts';
+import { bearer, jsonBody, jsonResponse, ListQuery, many, one, pickErrors, Text, Uuid } from '../schemas.ts';
 import {
   adjustStock,
   cancelStocktake,
@@ -165,7 +165,7 @@ const valuation = createRoute({
   responses: { 200: jsonResponse('The valuation.', Valuation), ...pickErrors(401, 403, 422) },
 });
 
-const NameKey = z.tuple([z.string(), z.uuid()]);
+const NameKey = z.tuple([Text, z.uuid()]);
 const TimeKey = z.tuple([CursorAt, z.uuid()]);
 
 async function stocktakeOr404(tx: AppEnv['Variables']['tx'], id: string) {

@@ -1,7 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { ListQuery, optionalText, Quantity, Timestamp, Uuid } from '../schemas.ts';
-
-const Counted = Quantity.refine((value) => value >= 0, 'Must be at least 0.');
+import { ListQuery, NonNegativeQuantity, optionalText, Timestamp, Uuid } from '../schemas.ts';
 
 export const MovementType = z.enum(['sale', 'void', 'refund', 'purchase', 'purchase_return', 'adjustment', 'stocktake']);
 
@@ -25,7 +23,7 @@ export type MovementRecord = z.infer<typeof MovementRecord>;
 
 export const AdjustBody = z
   .object({
-    new_quantity: Counted.openapi({ description: 'The counted on-hand; the movement is the difference.' }),
+    new_quantity: NonNegativeQuantity.openapi({ description: 'The counted on-hand; the movement is the difference.' }),
     reason: optionalText(160),
     variant_id: Uuid.nullable().optional().openapi({ description: 'Required for a product with variants: the variant counted.' }),
   })
@@ -88,7 +86,7 @@ export const CreateStocktakeBody = z
 export const RecordCountsBody = z
   .object({
     counts: z
-      .array(z.object({ item_id: Uuid, counted_quantity: Counted.nullable().optional().openapi({ description: 'null clears the count.' }) }))
+      .array(z.object({ item_id: Uuid, counted_quantity: NonNegativeQuantity.nullable().optional().openapi({ description: 'null clears the count.' }) }))
       .min(1)
       .max(5000),
   })

@@ -39,7 +39,9 @@ const PUSH_DESCRIPTION =
   'Sales go through the same procedure as `POST /sales` with the offline rules: never refused for stock (stock may go negative, which ' +
   'e-mails a stock alert to the owners and managers) nor for subscription state or credit ceiling; `created_at` is kept (at most 5 minutes ' +
   'ahead, at most 90 days old); receipt numbers follow the push order; a sale id already recorded answers `duplicate` with its receipt ' +
-  'number. A line whose product or variant was deleted since, or whose product was given variants since, is kept as a free line at the ' +
+  'number. A sale pushed by a device carries that device; one pushed with a bearer token names one of the shop\'s devices (one revoked ' +
+  'since included) or none: another shop\'s or an unknown one is `rejected` with `validation_failed` on `device_id`. ' +
+  'A line whose product or variant was deleted since, or whose product was given variants since, is kept as a free line at the ' +
   'till\'s price (no stock moves); a customer deleted since is restored; points redeemed beyond what the customer still has are redeemed ' +
   'up to it and the rest of their value becomes a line discount (the sale keeps the total paid). Customers are merged by id: an update whose `updated_at` is older than the server\'s record is `rejected` with code `stale` ' +
   'and the server\'s `record`; setting a credit ceiling needs a manager. Expenses need a manager; cash movements go to the open shift of ' +

@@ -6,7 +6,7 @@ import { TierRecord } from '../loyalty/schemas.ts';
 import { OptionRecord, ProductRecord, VariantRecord } from '../products/schemas.ts';
 import { PromotionRecord } from '../promotions/schemas.ts';
 import { CreateSaleBody, SaleRecord } from '../sales/schemas.ts';
-import { Timestamp, Uuid } from '../schemas.ts';
+import { Text, Timestamp, Uuid } from '../schemas.ts';
 import { CashMovementBody } from '../shifts/schemas.ts';
 
 /** What a pull serves, in this order (CONTRACT section 4). */
@@ -20,7 +20,7 @@ export const PULL_MAX_LIMIT = 1000;
 const TRUTHY = new Set(['1', 'true', 'yes', 'on']);
 
 export const PullQuery = z.object({
-  since: z.string().max(4000).optional().openapi({
+  since: Text.max(4000).optional().openapi({
     param: { name: 'since', in: 'query' },
     description:
       'The `cursor` of the previous pull; omit on the first sync. An ISO-8601 date-time is also accepted (records changed at or after it), ' +
@@ -29,12 +29,13 @@ export const PullQuery = z.object({
   limit: z.coerce
     .number()
     .int()
+    .min(Number.MIN_SAFE_INTEGER)
+    .max(Number.MAX_SAFE_INTEGER)
     .optional()
     .transform((limit) => Math.min(PULL_MAX_LIMIT, Math.max(1, limit ?? PULL_DEFAULT_LIMIT)))
-    .openapi({ param: { name: 'limit', in: 'query' }, description: 'Records per entity per page: default 200, clamped to 1..1000.', example: 200 }),
-  include_sales: z
-    .string()
-    .optional()
+    // Behind a transform the generator writes neither the bounds nor the type (it adds `null`): stated here.
+    .openapi({ param: { name: 'limit', in: 'query' }, type: 'integer', minimum: Number.MIN_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER, description: 'Records per entity per page: default 200, clamped to 1..1000.', example: 200 }),
+  include_sales: Text.optional()
     .transform((value) => value !== undefined && TRUTHY.has(value.trim().toLowerCase()))
     .openapi({
       param: { name: 'include_sales', in: 'query' },
@@ -76,7 +77,16 @@ const happenedAt = Timestamp.optional().openapi({
 });
 
 export const PushedSale = CreateSaleBody.omit({ id: true })
-  .extend({ id: Uuid.openapi({ description: 'The till\'s id for the sale: a retried push finds it (`duplicate`).' }), created_at: happenedAt, ...heldBy })
+  .extend({
+    id: Uuid.openapi({ description: 'The till\'s id for the sale: a retried push finds it (`duplicate`).' }),
+    device_id: Uuid.nullable().optional().openapi({
+      description:
+        'On /device/sync/push ignored: the sale carries the pushing device. On /sync/push one of the shop\'s devices, a device revoked since ' +
+        'included (the sale happened on it), or none; another shop\'s or an unknown one is `rejected` with `validation_failed` on `device_id`.',
+    }),
+    created_at: happenedAt,
+    ...heldBy,
+  })
   .openapi('SyncSale');
 export type PushedSale = z.infer<typeof PushedSale>;
 
@@ -97,11 +107,19 @@ export type PushedExpense = z.infer<typeof PushedExpense>;
 export const PushedCashMovement = CashMovementBody.extend({ id: Uuid, created_at: happenedAt, ...heldBy }).openapi('SyncCashMovement');
 export type PushedCashMovement = z.infer<typeof PushedCashMovement>;
 
+/**
+ * Any array is taken (each record is checked on its own: a bad one is `rejected` in the answer, the
+ * others still apply), so `items` stays open; `x-record-schema` names the component each record is
+ * checked against, for readers and for tools (the fuzzers of tests/platform and tests/chaos).
+ */
 const records = (component: string) =>
   z
     .array(z.unknown())
     .optional()
-    .openapi({ description: `Records shaped as ${component}; each is checked on its own (a bad one is \`rejected\`, the others still apply).` });
+    .openapi({
+      description: `Records shaped as ${component}; each is checked on its own (a bad one is \`rejected\`, the others still apply).`,
+      ...({ 'x-record-schema': component } as object),
+    });
 
 export const PushBody = z
   .object({

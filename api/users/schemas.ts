@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { Email, Locale, optionalText, Password, Timestamp, Uuid } from '../schemas.ts';
+import { Email, Locale, optionalText, Password, requiredText, Timestamp, Uuid } from '../schemas.ts';
 
 export const Role = z.enum(['owner', 'manager', 'cashier']);
 export const UserKind = z.enum(['shop', 'partner', 'admin']).openapi({
@@ -24,7 +24,7 @@ export const UserRecord = z
 export type UserRecord = z.infer<typeof UserRecord>;
 
 const StaffFields = z.object({
-  name: z.string().trim().min(1).max(160),
+  name: requiredText(160),
   email: Email,
   password: Password,
   role: Role,

@@ -1,6 +1,6 @@
 -- Sales and what surrounds them: shifts and drawer cash movements, expenses, sales with their items
--- and payments, refunds, gap-free receipt numbers and stored idempotent answers. Procedures that
--- record them come in later migrations (0007 shifts and expenses, 0008 sales).
+-- and payments, refunds, gap-free receipt numbers and stored idempotent answers. The procedures that
+-- record them are in db/functions/shifts, expenses and sales.
 
 create table shifts (
   id uuid primary key default gen_random_uuid(),
@@ -22,7 +22,6 @@ create table shifts (
 -- One open shift per cashier.
 create unique index shifts_one_open on shifts (user_id) where status = 'open';
 create index shifts_list_idx on shifts (shop_id, opened_at desc, id desc);
-create trigger shifts_touch before update on shifts for each row execute function touch_updated_at();
 alter table shifts enable row level security;
 create policy shifts_tenant on shifts using (shop_id = app_shop_id()) with check (shop_id = app_shop_id());
 
@@ -60,7 +59,6 @@ create table expenses (
 );
 create index expenses_list_idx on expenses (shop_id, spent_at desc, id desc);
 create index expenses_shift_idx on expenses (shift_id);
-create trigger expenses_touch before update on expenses for each row execute function touch_updated_at();
 alter table expenses enable row level security;
 create policy expenses_tenant on expenses using (shop_id = app_shop_id()) with check (shop_id = app_shop_id());
 
@@ -110,8 +108,6 @@ create index sales_list_idx on sales (shop_id, created_at desc, id desc);
 create index sales_customer_idx on sales (customer_id, created_at);
 create index sales_shift_idx on sales (shift_id);
 create index sales_sync_idx on sales (shop_id, txid, id);
-create trigger sales_touch before update on sales for each row execute function touch_updated_at();
-create trigger sales_stamp before update on sales for each row execute function stamp_txid();
 alter table sales enable row level security;
 create policy sales_tenant on sales using (shop_id = app_shop_id()) with check (shop_id = app_shop_id());
 revoke delete on sales from pos_app;

@@ -31,9 +31,9 @@ async function failLogins(t: Test, service: Pick<Service, 'request'>, email: str
 async function secondWebProcess(t: Test): Promise<Pick<Service, 'request'>> {
   const sql = createSql(api.runtime.appUrl, { max: 2 });
   const app = createApp({ config: api.config, sql, appKey: api.runtime.appKey, log: createLogger('silent'), clientAddress: nodeClientAddress });
-  const server = await serveNode(app, 0, '127.0.0.1');
+  const server = await serveNode(app, 0, { hostname: '127.0.0.1' });
   t.teardown(async () => {
-    await server.close();
+    await server.close(0);
     await sql.end({ timeout: 1 });
   });
   const baseUrl = `http://127.0.0.1:${server.port}/api/v1`;
@@ -155,4 +155,34 @@ t.test('300 public requests per address in 15 minutes', async (t) => {
     t.equal((await fresh.request('PUT', '/profile', { token: shop.token, body: { locale: 'en' } })).status, 200);
     t.strictSame(await addressHits(), [before], 'the address counter did not move');
   });
+});
+
+t.test('behind TRUST_PROXY proxies, the address is the entry the outermost trusted proxy added, never the client-written leftmost', async (t) => {
+  const cases: [trust: string, forwarded: string, address: string][] = [
+    ['true', '10.9.8.7, 198.51.100.7', '198.51.100.7'],
+    ['true', '198.51.100.8', '198.51.100.8'],
+    ['2', 'spoofed, 203.0.113.9, 10.0.0.1', '203.0.113.9'],
+    ['2', '203.0.113.10', '203.0.113.10'],
+    ['false', '198.51.100.11', '127.0.0.1'],
+  ];
+  for (const [trust, forwarded, address] of cases) {
+    const service = await startService(t, { TRUST_PROXY: trust });
+    await service.request('POST', '/auth/login', { body: { email: uniqueEmail(), password: PASSWORD }, headers: { 'x-forwarded-for': forwarded } });
+    const buckets = await service.ownerSql<{ bucket: string }[]>`select bucket from rate_limits where bucket like 'address:%'`;
+    t.same(buckets.map((row) => row.bucket), [`address:${address}`], `TRUST_PROXY=${trust}, X-Forwarded-For: ${forwarded}`);
+  }
+});
+
+t.test('a client that rotates its own X-Forwarded-For entry still meets the per-address limit', async (t) => {
+  const service = await startService(t, { TRUST_PROXY: 'true' });
+  const login = (i: number) =>
+    service.request('POST', '/auth/login', {
+      body: { email: uniqueEmail(), password: PASSWORD },
+      headers: { 'x-forwarded-for': `10.0.${Math.floor(i / 250)}.${i % 250}, 198.51.100.20` },
+    });
+  for (let i = 0; i < 300; i++) {
+    const reply = await login(i);
+    if (reply.status !== 401) t.fail(`attempt ${i + 1} answered ${reply.status}`);
+  }
+  assertRateLimited(t, await login(300), 'the 301st request from the one real address');
 });

@@ -9,6 +9,11 @@ t.test('defaults apply when the environment says nothing', async (t) => {
   t.equal(config.LOG_LEVEL, 'info');
   t.equal(config.DATA_DIR, '.data');
   t.equal(config.DATABASE_URL, undefined);
+  t.same([config.TRUST_PROXY, config.DB_ACQUIRE_TIMEOUT_MS, config.HTTP_REQUEST_TIMEOUT_MS, config.SHUTDOWN_TIMEOUT_MS], [0, 5_000, 120_000, 25_000]);
+});
+
+t.test('TRUST_PROXY is a number of proxies: true is one, false none', async (t) => {
+  t.same(['true', 'yes', 'false', 'no', '0', '2'].map((value) => loadConfig({ TRUST_PROXY: value }).TRUST_PROXY), [1, 1, 0, 0, 0, 2]);
 });
 
 t.test('a malformed value is refused with one line naming the variable', async (t) => {
@@ -20,6 +25,10 @@ t.test('a malformed value is refused with one line naming the variable', async (
     [{ APP_KEY: 'short' }, /^Invalid configuration: APP_KEY must be at least 32 characters$/],
     [{ SMTP_URL: 'http://mail' }, /^Invalid configuration: SMTP_URL /],
     [{ MOBILE_MONEY_PROVIDER: 'bank' }, /^Invalid configuration: MOBILE_MONEY_PROVIDER /],
+    [{ TRUST_PROXY: 'maybe' }, /^Invalid configuration: TRUST_PROXY must be true, false or a number of proxies from 0 to 9$/],
+    [{ HTTP_REQUEST_TIMEOUT_MS: '5000' }, /^Invalid configuration: HTTP_REQUEST_TIMEOUT_MS /],
+    [{ DB_ACQUIRE_TIMEOUT_MS: '0' }, /^Invalid configuration: DB_ACQUIRE_TIMEOUT_MS /],
+    [{ SHUTDOWN_TIMEOUT_MS: '-1' }, /^Invalid configuration: SHUTDOWN_TIMEOUT_MS /],
   ];
   for (const [env, message] of cases) {
     t.throws(() => loadConfig(env), { constructor: ConfigError, message }, JSON.stringify(env));

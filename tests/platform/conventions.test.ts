@@ -35,10 +35,24 @@ t.test('a body of just under 1 MiB is read and validated', async (t) => {
 });
 
 t.test('an unknown route is a 404 Not found.', async (t) => {
-  for (const [method, path] of [['GET', '/api/v1/nothing-here'], ['DELETE', '/api/v1/shop'], ['GET', '/nowhere']] as const) {
+  for (const [method, path] of [['GET', '/api/v1/nothing-here'], ['POST', '/api/v1/shop/elsewhere'], ['GET', '/nowhere']] as const) {
     const reply = await api.raw(method, path);
     t.equal(reply.status, 404, `${method} ${path}`);
     t.same(reply.body, { message: 'Not found.', code: 'not_found' });
+  }
+});
+
+t.test('another method on a path that exists is a 405 Method not allowed, with the methods it takes in Allow', async (t) => {
+  for (const [method, path, allow] of [
+    ['DELETE', '/api/v1/shop', 'GET, HEAD, PUT'],
+    ['PATCH', '/api/v1/sales/00000000-0000-4000-8000-000000000000', 'GET, HEAD'],
+    ['GET', '/api/v1/auth/login', 'POST'],
+    ['PUT', '/healthz', 'GET, HEAD'],
+  ] as const) {
+    const reply = await api.raw(method, path);
+    t.equal(reply.status, 405, `${method} ${path}`);
+    t.same(reply.body, { message: 'Method not allowed.', code: 'method_not_allowed' });
+    t.equal(reply.headers.get('allow'), allow, `${path} takes ${allow}`);
   }
 });
 
@@ -104,8 +118,8 @@ t.test('logs are JSON lines with the request id and never a password or token', 
   });
   const log = createLogger('debug', 'pos', sink);
   const app = createApp({ config: api.config, sql: api.appSql, appKey: api.runtime.appKey, log, clientAddress: () => '127.0.0.1' });
-  const server = await serveNode(app, 0, '127.0.0.1');
-  t.teardown(() => server.close());
+  const server = await serveNode(app, 0, { hostname: '127.0.0.1' });
+  t.teardown(() => server.close(0));
   const response = await fetch(`http://127.0.0.1:${server.port}/api/v1/auth/login`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-request-id': 'login-trace-1' },

@@ -12,12 +12,12 @@ t.test('every migration file is recorded once in schema_migrations', async (t) =
 });
 
 t.test('running the migrations again applies nothing', async (t) => {
-  t.same(await migrate(api.runtime.ownerUrl), []);
+  t.same(await migrate(api.runtime.ownerUrl), { migrations: [], functions: [] });
 });
 
 t.test('two runners at once apply each migration once (advisory lock)', async (t) => {
   const results = await Promise.all([migrate(api.runtime.ownerUrl), migrate(api.runtime.ownerUrl)]);
-  t.same(results, [[], []]);
+  t.same(results, [{ migrations: [], functions: [] }, { migrations: [], functions: [] }]);
 });
 
 t.test('graphile-worker\'s schema is installed with ours, so jobs can be queued from the first request', async (t) => {

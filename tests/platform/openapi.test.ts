@@ -1,4 +1,13 @@
+import fc from 'fast-check';
 import t from 'tap';
+import type { z } from 'zod';
+import { createApp } from '../../api/app.ts';
+import { createLogger } from '../../api/logger.ts';
+import { TEXT_PATTERNS } from '../../api/schemas.ts';
+import { PushedCashMovement, PushedCustomer, PushedExpense, PushedSale } from '../../api/sync/schemas.ts';
+import { bodySchema, deref, operationsOf, requestOf, requestSchemas, visitSchemas, type Operation } from '../support/openapi-arbitraries.ts';
+import { documentValidator } from '../support/openapi-validator.ts';
+import { propertyRun } from '../support/property.ts';
 import { startService } from '../support/service.ts';
 
 const api = await startService(t);
@@ -67,6 +76,7 @@ t.test('every operation built so far is documented under /api/v1', async (t) => 
     ['/api/v1/customers/{customer_id}/points', 'post'],
     ['/api/v1/customers/{customer_id}/points', 'get'],
     ['/api/v1/reports/receivables', 'get'],
+    ['/api/v1/reports/price-overrides', 'get'],
     ['/api/v1/loyalty/tiers', 'get'],
     ['/api/v1/loyalty/tiers', 'put'],
     ['/api/v1/loyalty/report', 'get'],
@@ -113,7 +123,7 @@ t.test('request bounds come from the same zod schemas that validate', async (t) 
   const schema = register.$ref ? doc.components.schemas[register.$ref.split('/').pop()] : register;
   t.equal(schema.properties.shop_name.maxLength, 160);
   t.equal(schema.properties.password.minLength, 8);
-  t.same(schema.properties.phone, { type: ['string', 'null'], maxLength: 40 });
+  t.same(schema.properties.phone, { type: ['string', 'null'], maxLength: 40, pattern: TEXT_PATTERNS.storable });
   t.same(schema.properties.locale.enum, ['fr', 'en', null]);
   t.same([...schema.required].sort(), ['owner_email', 'owner_name', 'password', 'shop_name']);
 });
@@ -128,6 +138,26 @@ t.test('protected operations declare the bearer scheme and their error answers',
   const putShop = doc.paths['/api/v1/shop'].put;
   t.same(putShop.security, [{ bearerAuth: [] }]);
   for (const status of ['401', '402', '403', '422']) t.ok(putShop.responses[status], `documents ${status}`);
+});
+
+t.test('every operation documents the answers its definition implies: bodies, parameters, credentials, subscription, rate limit, database', async (t) => {
+  for (const op of operationsOf(doc)) {
+    const declared = Object.keys(op.spec.responses);
+    const expect = (status: string, why: string) => t.ok(declared.includes(status), `${op.name} declares ${status} (${why})`);
+    const parameters: { in: string; name: string }[] = op.spec.parameters ?? [];
+    if (op.spec.requestBody) for (const status of ['400', '413', '415', '422']) expect(status, 'it takes a body');
+    if (parameters.length) expect('422', 'it takes parameters');
+    if (parameters.some((p) => p.in === 'path')) expect('404', 'a path parameter names a record');
+    if (op.spec.security) expect('401', 'it needs credentials');
+    if (op.path.startsWith('/api/v1/')) expect('503', 'it uses the database');
+  }
+  for (const name of ['DELETE /api/v1/users/{id}', 'DELETE /api/v1/categories/{id}', 'POST /api/v1/stocktakes/{stocktake_id}/commit', 'POST /api/v1/stocktakes/{stocktake_id}/cancel', 'GET /api/v1/device-pairings/{code}']) {
+    t.ok(operationsOf(doc).find((op) => op.name === name)?.spec.responses['422'], `${name} declares the 422 of its path parameter`);
+  }
+  t.notOk(doc.paths['/healthz'].get.responses['503'], 'liveness touches no database');
+  const sale = doc.paths['/api/v1/sales'].post;
+  t.ok(sale.parameters.some((p: any) => p.in === 'header' && p.name === 'idempotency-key'), 'an authenticated POST takes Idempotency-Key');
+  t.ok(sale.responses['409'], 'and may answer 409 idempotency_conflict');
 });
 
 t.test('device sync operations declare device credentials; /sync/* the bearer scheme', async (t) => {
@@ -150,4 +180,103 @@ t.test('the interactive reference is served without any external request', async
     t.equal(asset.status, 200, source);
   }
   t.equal((await api.raw('GET', '/api-docs/assets/package.json')).status, 404, 'only the listed assets are served');
+});
+
+/** Formats whose own pattern (stated beside them) admits ASCII only. */
+const ASCII_FORMATS = new Set(['uuid', 'email', 'date', 'date-time']);
+/** Other patterns of inputs, each admitting digits and separators only. */
+const ASCII_PATTERNS = new Set(['^([01]\\d|2[0-3]):[0-5]\\d$']);
+
+t.test('every text input of every operation goes through the shared text schema, which refuses NUL and lone surrogates', async (t) => {
+  const storable = new RegExp(TEXT_PATTERNS.storable, 'u');
+  t.notOk(storable.test('a\u0000b') || storable.test('\ud800') || storable.test('x\udc00') || storable.test('\udc00\ud800'), 'the pattern refuses them');
+  t.ok(storable.test('Thé vert 🍵 𝄞'), 'and takes any other character');
+  for (const pattern of ASCII_PATTERNS) t.notOk(new RegExp(pattern, 'u').test('1\u00002:00'), `${pattern} admits no NUL`);
+  const strays: string[] = [];
+  let inputs = 0;
+  for (const op of operationsOf(doc)) {
+    for (const { where, schema } of requestSchemas(doc, op)) {
+      visitSchemas(doc, schema, where, (s, at, key) => {
+        const types = [s.type].flat();
+        if (types.includes('object') && s.additionalProperties && typeof s.additionalProperties === 'object' && !s.propertyNames) {
+          strays.push(`${op.name} ${at}: keys without propertyNames`);
+        }
+        if (!types.includes('string') && !key) return;
+        inputs++;
+        if (s.enum || 'const' in s) return;
+        if (ASCII_FORMATS.has(s.format) && s.pattern) return;
+        if (s.pattern === TEXT_PATTERNS.storable || s.pattern === TEXT_PATTERNS.filled || ASCII_PATTERNS.has(s.pattern)) return;
+        strays.push(`${op.name} ${at}`);
+      });
+    }
+  }
+  t.ok(inputs > 150, `${inputs} text inputs checked`);
+  t.strictSame(strays, [], 'build string inputs on Text, requiredText or optionalText (api/schemas.ts), never on a raw z.string()');
+});
+
+/**
+ * Rules that tie several inputs together, which JSON Schema cannot state: each operation's
+ * description states them instead. A request the document allows may break only these.
+ */
+const CROSS_FIELD_RULES = new Set([
+  'Must be on or after from.',
+  'Keys must be unique.',
+  'Thresholds must be unique.',
+  'Option names must be unique.',
+  'Values must be unique within an option.',
+  'Must equal counted_cash_xaf: both are the cash counted.',
+  'Must be at most 72 bytes.',
+]);
+
+/** The zod schemas the server validates each part of a request with, from the same routes that produce the document. */
+const routes = createApp({ config: api.config, sql: api.appSql, appKey: api.runtime.appKey, log: createLogger('silent'), clientAddress: () => undefined })
+  .openAPIRegistry.definitions;
+
+function validatorsOf(op: Operation): { part: 'path' | 'query' | 'headers' | 'body'; schema: z.ZodType }[] {
+  const route = routes.find((d: any) => d.type === 'route' && d.route.method === op.method && d.route.path === op.path) as any;
+  const request = route?.route.request ?? {};
+  return [
+    ...(request.params ? [{ part: 'path' as const, schema: request.params }] : []),
+    ...(request.query ? [{ part: 'query' as const, schema: request.query }] : []),
+    ...(request.headers ? [{ part: 'headers' as const, schema: request.headers }] : []),
+    ...(request.body ? [{ part: 'body' as const, schema: request.body.content['application/json'].schema }] : []),
+  ];
+}
+
+const PUSHED: Record<string, z.ZodType> = { SyncSale: PushedSale, SyncCustomer: PushedCustomer, SyncExpense: PushedExpense, SyncCashMovement: PushedCashMovement };
+
+t.test('every request the document allows passes the server\'s validation: the document states every rule the validators check', async (t) => {
+  const run = propertyRun(20_261_123, 60);
+  const validator = documentValidator(doc);
+  const ctx = { doc, pools: new Map<string, string[]>() };
+  const refusals = new Map<string, string>();
+  let checked = 0;
+  for (const op of operationsOf(doc).filter((o) => o.path.startsWith('/api/v1/'))) {
+    const validators = validatorsOf(op);
+    const body = bodySchema(op);
+    for (const plan of fc.sample(requestOf(ctx, op), { seed: run.seed, numRuns: run.runs })) {
+      if (body && plan.body !== undefined) {
+        const problems = validator.problems(body, plan.body);
+        if (problems.length) throw new Error(`the generator strayed from the document: ${op.name} ${problems.join('; ')}`);
+      }
+      const parts: [string, z.ZodType, unknown][] = validators.map(({ part, schema }) => [part, schema, part === 'body' ? plan.body : plan[part]]);
+      // A pushed record is checked on its own against the component the body names.
+      for (const [entity, records] of Object.entries((plan.body ?? {}) as Record<string, unknown[]>)) {
+        const component = deref(doc, body!).properties?.[entity]?.['x-record-schema'];
+        if (component) records.forEach((record, index) => parts.push([`body.${entity}.${index}`, PUSHED[component]!, record]));
+      }
+      for (const [part, schema, value] of parts) {
+        if (part === 'body' && value === undefined) continue;
+        checked++;
+        const result = schema.safeParse(value);
+        const issues = result.success ? [] : result.error.issues.filter((issue) => !CROSS_FIELD_RULES.has(issue.message));
+        for (const issue of issues) {
+          const key = `${op.name} ${part}.${issue.path.join('.')}: ${issue.message}`;
+          if (!refusals.has(key)) refusals.set(key, JSON.stringify(value).slice(0, 300));
+        }
+      }
+    }
+  }
+  t.comment(`fast-check seed ${run.seed}: ${checked} request parts the document allows, checked against the validators`);
+  t.strictSame([...refusals].map(([key, value]) => `${key} (${value})`), [], 'no request the document allows is refused by a rule it does not state');
 });

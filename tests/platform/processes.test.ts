@@ -1,22 +1,13 @@
-import { spawn } from 'node:child_process';
 import t from 'tap';
 import { PASSWORD, waitFor } from '../support/fixtures.ts';
 import { TEST_APP_KEY } from '../support/env.ts';
+import { freePort, launch as launchProcess } from '../support/processes.ts';
 import { startService } from '../support/service.ts';
 
 const api = await startService(t);
-const env = { ...process.env, DATABASE_URL: api.runtime.ownerUrl, APP_KEY: TEST_APP_KEY, LOG_LEVEL: 'info', BCRYPT_ROUNDS: '4' };
+const env = { DATABASE_URL: api.runtime.ownerUrl, APP_KEY: TEST_APP_KEY, LOG_LEVEL: 'info', BCRYPT_ROUNDS: '4' };
 
-/** Runs a TypeScript entry point as its own process and collects what it prints. */
-function launch(entry: string, args: string[] = [], extraEnv: Record<string, string> = {}) {
-  const child = spawn(process.execPath, ['--import=tsx', entry, ...args], { env: { ...env, ...extraEnv } });
-  const output = { stdout: '', stderr: '' };
-  child.stdout.on('data', (chunk) => (output.stdout += chunk));
-  child.stderr.on('data', (chunk) => (output.stderr += chunk));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, output, exited };
-}
-
+const launch = (entry: string, args: string[] = [], extraEnv: Record<string, string> = {}) => launchProcess(t, entry, { ...env, ...extraEnv }, args);
 
 t.test('admin:create makes a platform administrator who can log in', async (t) => {
   const email = `admin.${Date.now()}@example.cm`;
@@ -42,7 +33,7 @@ t.test('admin:create refuses a taken e-mail and a short password with one line',
 });
 
 t.test('the web role serves the API and stops gracefully on SIGTERM', async (t) => {
-  const port = 20000 + Math.floor(Math.random() * 20000);
+  const port = await freePort();
   const web = launch('api/web.ts', [], { PORT: String(port) });
   await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => null))?.status === 200, 'the web role');
   web.child.kill('SIGTERM');

@@ -9,7 +9,8 @@ const api = await startService(t);
 
 /**
  * Random promotions against random baskets at random instants, each preview checked against a model
- * of the pricing rule written from the comments of db/migrations/0005_promotions.sql. Fixed seed so
+ * of the pricing rule written from the comments of db/migrations/0005_promotions.sql (the kinds) and
+ * db/functions/promotions/promotion_discounts.sql (the rule). Fixed seed so
  * CI is reproducible; FC_SEED replays another run, FC_RUNS changes how many.
  */
 const SEED = Number(process.env.FC_SEED ?? 20_240_613);

@@ -3,6 +3,7 @@ import t, { type Test } from 'tap';
 import { chars, createProduct, expireSubscription, registerShop } from '../support/fixtures.ts';
 import { expectError, expectInvalid, NOT_FOUND, SUBSCRIPTION_REQUIRED, UNAUTHENTICATED } from '../support/replies.ts';
 import { startService, type Reply } from '../support/service.ts';
+import { pairDevice } from '../sync/sync-fixtures.ts';
 import {
   createCustomer,
   createPromotion,
@@ -582,10 +583,24 @@ t.test('id, customer_id, device_id and product_id are UUIDs', async (t) => {
   expectInvalid(t, await postSale(api, owner.token, { items: [{ product_id: 'abc', quantity: 1 }], payments: cash(100) }), 'items.0.product_id');
   expectInvalid(t, await postSale(api, owner.token, { items: [{ product_id: randomUUID(), variant_id: 'abc', quantity: 1 }], payments: cash(100) }), 'items.0.variant_id');
   expectRefused(t, await postSale(api, owner.token, { customer_id: randomUUID(), items: [line(100)], payments: cash(100) }), 'customer_id', 'validation_failed', 'an unknown customer');
-  const deviceId = randomUUID();
-  const withDevice = await sell(api, owner.token, { id: randomUUID(), device_id: deviceId, items: [line(100)], payments: cash(100) });
-  t.equal(withDevice.device_id, deviceId);
+  t.equal((await postSale(api, owner.token, { id: randomUUID(), items: [line(100)], payments: cash(100) })).status, 201);
   t.equal(await saleCount(api, owner.shop.id), 1, 'only the valid sale was recorded');
+});
+
+t.test('device_id must be one of the shop\'s live devices: another shop\'s, an unknown or a revoked one is 422 on device_id; its own is stored', async (t) => {
+  const { owner, cashier } = await staffedShop(api);
+  const theirs = await registerShop(api);
+  const mine = await pairDevice(api, owner.token, 'Caisse 1');
+  const revoked = await pairDevice(api, owner.token, 'Caisse volée');
+  t.equal((await api.request('DELETE', `/devices/${revoked.id}`, { token: owner.token })).status, 204);
+  const their = await pairDevice(api, theirs.token);
+  expectRefused(t, await postSale(api, cashier.token, { device_id: their.id, items: [line(100)], payments: cash(100) }), 'device_id', 'validation_failed', 'another shop\'s device');
+  expectRefused(t, await postSale(api, cashier.token, { device_id: randomUUID(), items: [line(100)], payments: cash(100) }), 'device_id', 'validation_failed', 'an unknown device');
+  expectRefused(t, await postSale(api, cashier.token, { device_id: revoked.id, items: [line(100)], payments: cash(100) }), 'device_id', 'validation_failed', 'a revoked device');
+  t.equal(await saleCount(api, owner.shop.id), 0, 'nothing recorded');
+  const sale = await sell(api, cashier.token, { device_id: mine.id, items: [line(100)], payments: cash(100) });
+  t.equal(sale.device_id, mine.id, 'the shop\'s own device is stored');
+  t.equal((await sell(api, cashier.token, { device_id: null, items: [line(100)], payments: cash(100) })).device_id, null, 'no device');
 });
 
 t.test('a basket whose total does not fit the ledger is refused (422), never a server error', async (t) => {

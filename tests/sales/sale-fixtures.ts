@@ -4,7 +4,7 @@ import { createProduct, ledgerInvariants, postVariant, type ShopFixture } from '
 export { staffedShop, type StaffedShop } from '../support/fixtures.ts';
 import type { Reply, Service } from '../support/service.ts';
 
-/** Set-up and read-backs shared by the sales tests (tests/sales only; candidates for tests/support/fixtures.ts). */
+/** Set-up and read-backs of sales, shared by the tests of sales and of what reads them (reports). */
 
 export const METHODS = ['cash', 'carrier1_momo', 'carrier2_money', 'card', 'bank'] as const;
 /** The treasury account each method lands in (SYSCOHADA). */

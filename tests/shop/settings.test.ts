@@ -7,7 +7,8 @@ import { expectError, expectInvalid, FORBIDDEN, MALFORMED_JSON, SUBSCRIPTION_REQ
 const api = await startService(t);
 
 const SHOP_KEYS = [
-  'address', 'allow_negative_stock', 'business_type', 'city', 'created_at', 'default_vat_rate', 'email', 'id', 'locale',
+  'address', 'allow_negative_stock', 'business_type', 'cashier_max_discount_percent', 'cashier_price_override', 'city', 'created_at',
+  'default_vat_rate', 'email', 'id', 'locale',
   'loyalty_earn_rate', 'loyalty_redeem_rate_xaf', 'name', 'phone', 'receipt_footer', 'receipt_header', 'subscription_ends_at',
   'subscription_status', 'tax_id', 'timezone', 'trial_ends_at', 'updated_at',
 ];
@@ -52,7 +53,11 @@ t.test('every shop user reads the shop (owner, manager, cashier)', async (t) => 
     );
   }
   const defaults = (await getShop(owner.token)).body.data;
-  t.match(defaults, { allow_negative_stock: false, default_vat_rate: 19.25, loyalty_earn_rate: 0.01, loyalty_redeem_rate_xaf: 1 }, 'settings start at their defaults');
+  t.match(
+    defaults,
+    { allow_negative_stock: false, default_vat_rate: 19.25, loyalty_earn_rate: 0.01, loyalty_redeem_rate_xaf: 1, cashier_price_override: false, cashier_max_discount_percent: 10 },
+    'settings start at their defaults',
+  );
 });
 
 t.test('reading or changing the shop needs a valid token (401)', async (t) => {
@@ -184,6 +189,18 @@ t.test('receipt_header and receipt_footer are at most 500 characters or null', a
 t.test('allow_negative_stock is true or false', async (t) => {
   const owner = await registerShop(api);
   await checkBounds(t, owner.token, owner.shop.id, 'allow_negative_stock', [true, false], ['yes', 'true', 1, null]);
+});
+
+t.test('cashier_price_override is true or false, false by default', async (t) => {
+  const owner = await registerShop(api);
+  t.equal((await getShop(owner.token)).body.data.cashier_price_override, false);
+  await checkBounds(t, owner.token, owner.shop.id, 'cashier_price_override', [true, false], ['yes', 'true', 1, null]);
+});
+
+t.test('cashier_max_discount_percent is 0 to 100 with at most 2 decimals, 10 by default', async (t) => {
+  const owner = await registerShop(api);
+  t.equal((await getShop(owner.token)).body.data.cashier_max_discount_percent, 10);
+  await checkBounds(t, owner.token, owner.shop.id, 'cashier_max_discount_percent', [0, 100, 12.5, 0.01, 10], [-0.01, 100.01, 5.555, '10', null]);
 });
 
 t.test('default_vat_rate is 0 to 100 with at most 2 decimals', async (t) => {

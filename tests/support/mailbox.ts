@@ -78,8 +78,10 @@ function plainText(entity: { headers: Map<string, string>; body: string }): stri
 
 export interface Mailbox {
   port: number;
-  /** The next message to `to` not yet taken, waiting up to 15 s for it. */
-  next(to: string): Promise<ReceivedMail>;
+  /** The next message to `to` not yet taken, waiting up to `timeoutMs` (15 s) for it. */
+  next(to: string, timeoutMs?: number): Promise<ReceivedMail>;
+  /** Every message received so far. */
+  received: ReceivedMail[];
 }
 
 export async function startMailbox(t: Test): Promise<Mailbox> {
@@ -111,15 +113,16 @@ export async function startMailbox(t: Test): Promise<Mailbox> {
   t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
   return {
     port: (server.server.address() as AddressInfo).port,
-    async next(to) {
-      const deadline = Date.now() + 15_000;
+    received,
+    async next(to, timeoutMs = 15_000) {
+      const deadline = Date.now() + timeoutMs;
       for (;;) {
         const mail = received.find((m) => !taken.has(m) && m.to.includes(to.toLowerCase()));
         if (mail) {
           taken.add(mail);
           return mail;
         }
-        if (Date.now() > deadline) throw new Error(`no e-mail to ${to} within 15 s (received: ${received.length})`);
+        if (Date.now() > deadline) throw new Error(`no e-mail to ${to} within ${timeoutMs} ms (received: ${received.length})`);
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
     },

@@ -59,12 +59,12 @@ export async function startService(t: Test, env: Record<string, string> = {}): P
   const ownerSql = createSql(ownerUrl, { max: 2 });
   const log = createLogger(config.LOG_LEVEL);
   const app = createApp({ config, sql: appSql, appKey: TEST_APP_KEY, log, clientAddress: nodeClientAddress });
-  const server = await serveNode(app, 0, '127.0.0.1');
+  const server = await serveNode(app, 0, { hostname: '127.0.0.1' });
   const baseUrl = `http://127.0.0.1:${server.port}`;
   const runtime: Runtime = { config, appKey: TEST_APP_KEY, ownerUrl, appUrl, appRolePassword, embedded: false, stop: async () => {} };
 
   t.teardown(async () => {
-    await server.close();
+    await server.close(0);
     await appSql.end({ timeout: 1 });
     await ownerSql.end({ timeout: 1 });
     const dropper = postgres(serverUrl, { max: 1, onnotice: () => {} });

@@ -49,6 +49,45 @@ t.test('an offline sale is recorded with its own time, its device and the offlin
   t.equal(stock.body.data.on_hand, 8, 'stock moved once');
 });
 
+t.test('a sale pushed by a device carries that device, whatever device_id the record names', async (t) => {
+  const { owner } = await staffedShop(api);
+  const device = await pairDevice(api, owner.token, 'Caisse 1');
+  const other = await pairDevice(api, owner.token, 'Caisse 2');
+  const product = await createProduct(api, owner.token, {}, 10);
+  const sales = [offlineSale(randomUUID(), product.id, 1, { device_id: other.id }), offlineSale(randomUUID(), product.id, 1, { device_id: randomUUID() })];
+  const results = await pushed({ device: device.token }, { sales });
+  t.strictSame(results.map((r) => r.status), ['applied', 'applied']);
+  for (const sale of sales) t.equal((await saleRow(sale.id))!.device_id, device.id);
+});
+
+t.test('a sale pushed with a bearer token names one of the shop\'s devices or none: another shop\'s or an unknown one is rejected on device_id', async (t) => {
+  const { owner, cashier } = await staffedShop(api);
+  const theirs = await registerShop(api);
+  const mine = await pairDevice(api, owner.token);
+  const revoked = await pairDevice(api, owner.token, 'Caisse retirée');
+  const their = await pairDevice(api, theirs.token);
+  const product = await createProduct(api, owner.token, {}, 10);
+  t.equal((await api.request('DELETE', `/devices/${revoked.id}`, { token: owner.token })).status, 204);
+  const sales = [
+    offlineSale(randomUUID(), product.id, 1, { device_id: their.id }),
+    offlineSale(randomUUID(), product.id, 1, { device_id: randomUUID() }),
+    offlineSale(randomUUID(), product.id, 1, { device_id: mine.id }),
+    offlineSale(randomUUID(), product.id, 1, { device_id: revoked.id, created_at: hoursAgo(2) }),
+    offlineSale(randomUUID(), product.id, 1),
+  ];
+  const results = await pushed({ bearer: cashier.token }, { sales });
+  t.strictSame(results.map((r) => r.status), ['rejected', 'rejected', 'applied', 'applied', 'applied']);
+  for (const i of [0, 1]) {
+    t.equal(results[i].code, 'validation_failed', `record ${i}: validation_failed`);
+    t.strictSame(Object.keys(results[i].errors), ['device_id'], `record ${i}: errors name device_id`);
+  }
+  t.equal((await saleRow(sales[2]!.id))!.device_id, mine.id, 'the shop\'s device is kept');
+  t.equal((await saleRow(sales[3]!.id))!.device_id, revoked.id, 'a device revoked since is kept: the sale happened on it');
+  t.equal((await saleRow(sales[4]!.id))!.device_id, null, 'no device');
+  t.equal(await saleCount(api, owner.shop.id), 3);
+  t.equal(await saleCount(api, theirs.shop.id), 0);
+});
+
 t.test('a sale first posted online and then pushed is a duplicate', async (t) => {
   const { owner } = await staffedShop(api);
   const product = await createProduct(api, owner.token, {}, 5);
@@ -165,6 +204,23 @@ t.test('an offline sale made by a cashier removed from the shop since is recorde
   t.equal((await saleRow(sale.id))!.cashier_id, cashier.user.id);
   const [expense] = await pushed({ device: device.token }, { expenses: [{ id: randomUUID(), category: 'other', amount_xaf: 100, payment_method: 'cash', user_id: cashier.user.id }] });
   t.match(expense, { status: 'rejected', code: 'validation_failed' }, 'a removed user grants nothing else');
+});
+
+t.test('an offline sale by a cashier keeps the till\'s prices, VAT rates and discounts, and records the catalogue\'s figures beside them', async (t) => {
+  const { owner, cashier } = await staffedShop(api);
+  const product = await createProduct(api, owner.token, { price_xaf: 1000, vat_rate: 19.25 }, 10);
+  const sale = {
+    id: randomUUID(),
+    items: [{ product_id: product.id, quantity: 1, unit_price_xaf: 1, vat_rate: 0 }, { product_id: product.id, quantity: 2, discount_xaf: 1000 }, { name: 'Sachet', quantity: 1, unit_price_xaf: 50 }],
+    payments: [{ method: 'cash', amount_xaf: 1051 }],
+  };
+  const [result] = await pushed({ bearer: cashier.token }, { sales: [sale] });
+  t.equal(result.status, 'applied', 'never refused offline, though a cashier may not do this online');
+  const read = (await api.request('GET', `/sales/${sale.id}`, { token: owner.token })).body.data;
+  t.match(read.items, [{ unit_price_xaf: 1, vat_rate: 0, total_xaf: 1 }, { unit_price_xaf: 1000, discount_xaf: 1000, total_xaf: 1000 }, { product_id: null, total_xaf: 50 }]);
+  const lines = await api.ownerSql<{ catalogue_price_xaf: number | null; catalogue_vat_rate: number | null }[]>`
+    select catalogue_price_xaf, catalogue_vat_rate from sale_items where sale_id = ${sale.id} order by line_no`;
+  t.strictSame(lines.map((l) => [l.catalogue_price_xaf, l.catalogue_vat_rate]), [[1000, 19.25], [1000, 19.25], [null, null]], 'a free line has no catalogue');
 });
 
 t.test('an offline sale is recorded after the trial and subscription have ended', async (t) => {

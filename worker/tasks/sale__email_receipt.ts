@@ -34,11 +34,11 @@ async function readReceipt(ownerUrl: string, shopId: string, saleId: string): Pr
 
 /**
  * E-mails a sale's receipt: the text receipt as the text part, the A4 invoice as the HTML part.
- * Safe to run twice (the worst is a second copy of the same receipt); a failing mail server throws,
+ * Safe to run twice: the mail is sent once per job (sendOnce); a failing mail server throws,
  * so graphile-worker retries. A sale that no longer exists in the shop has nothing to retry.
  */
 export function saleEmailReceipt(ctx: WorkerContext): Task {
-  return async (rawPayload) => {
+  return async (rawPayload, helpers) => {
     const payload = Payload.parse(rawPayload);
     const input = await readReceipt(ctx.ownerUrl, payload.shop_id, payload.sale_id);
     if (!input) {
@@ -51,6 +51,7 @@ export function saleEmailReceipt(ctx: WorkerContext): Task {
       subject: `${t.receiptNo} ${input.sale.receipt_no} - ${input.shop.name}`,
       text: renderText(input, payload.locale),
       html: renderInvoice(input, 'a4', payload.locale),
+      key: `sale-receipt.${payload.sale_id}.${helpers.job.id}`,
     });
     ctx.log.info({ task: 'sale__email_receipt', sale_id: payload.sale_id }, 'receipt e-mail sent');
   };

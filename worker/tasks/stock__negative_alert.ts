@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Task } from 'graphile-worker';
 import { z } from 'zod';
 import type { WorkerContext } from '../context.ts';
@@ -34,9 +35,9 @@ interface Item {
 
 /**
  * Tells a shop's owners and managers that an item's stock went below zero (queued by a trigger on
- * stock_movements, db/migrations/0010_sync.sql). Reads the item as it is now: back at zero or more
- * by the time the job runs (a delivery came in), there is nothing left to say. Safe to run twice: the
- * worst is a second copy of the same alert.
+ * stock_movements, db/functions/stock/negative_stock_alert.sql). Reads the item as it is now: back at zero or more
+ * by the time the job runs (a delivery came in), there is nothing left to say. Safe to run twice: each
+ * recipient's mail is sent once per job (sendOnce).
  */
 export function stockNegativeAlert(ctx: WorkerContext): Task {
   return async (rawPayload, helpers) => {
@@ -65,7 +66,8 @@ export function stockNegativeAlert(ctx: WorkerContext): Task {
     const text = [t.body(item.item, onHand, item.shop_name), '', t.advice, ''].join('\n');
     const html = `<p>${escapeHtml(t.body(item.item, onHand, item.shop_name))}</p>\n<p>${escapeHtml(t.advice)}</p>`;
     for (const { email } of recipients) {
-      await ctx.mailer.send({ to: email, subject: t.subject(item.item), text, html });
+      const recipient = createHash('sha256').update(email).digest('hex').slice(0, 12);
+      await ctx.mailer.send({ to: email, subject: t.subject(item.item), text, html, key: `stock-alert.${payload.movement_id}.${helpers.job.id}.${recipient}` });
     }
     ctx.log.info({ task: 'stock__negative_alert', product_id: payload.product_id, recipients: recipients.length }, 'stock alert sent');
   };

@@ -30,11 +30,11 @@ const TEXT = {
 } as const;
 
 /**
- * Sends the reset token by e-mail, in the user's language. Safe to run twice: a second message
- * carries the same token, which still works once.
+ * Sends the reset token by e-mail, in the user's language. Safe to run twice: the mail is sent once
+ * per job (sendOnce), and a second copy would carry the same token, which still works once.
  */
 export function userForgotPassword(ctx: WorkerContext): Task {
-  return async (rawPayload) => {
+  return async (rawPayload, helpers) => {
     const payload = Payload.parse(rawPayload);
     const token = unseal(ctx.appKey, payload.sealed_token);
     const t = TEXT[payload.locale];
@@ -49,7 +49,7 @@ export function userForgotPassword(ctx: WorkerContext): Task {
       link ? `<p>${escapeHtml(t.link)} <a href="${escapeHtml(link)}">${escapeHtml(link)}</a></p>` : '',
       `<p>${escapeHtml(t.ignore)}</p>`,
     ].join('\n');
-    await ctx.mailer.send({ to: payload.email, subject: t.subject, text, html });
+    await ctx.mailer.send({ to: payload.email, subject: t.subject, text, html, key: `password-reset.${payload.user_id}.${helpers.job.id}` });
     ctx.log.info({ task: 'user__forgot_password', user_id: payload.user_id }, 'password reset e-mail sent');
   };
 }

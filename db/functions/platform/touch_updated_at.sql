@@ -1,0 +1,24 @@
+-- updated_at is the time of the row's last change. Every table that has the column is listed below.
+create or replace function touch_updated_at() returns trigger
+  language plpgsql
+  as $$
+begin
+  new.updated_at := now();
+  return new;
+end $$;
+
+create or replace trigger shops_touch before update on shops for each row execute function touch_updated_at();
+create or replace trigger users_touch before update on users for each row execute function touch_updated_at();
+create or replace trigger categories_touch before update on categories for each row execute function touch_updated_at();
+create or replace trigger products_touch before update on products for each row execute function touch_updated_at();
+create or replace trigger product_options_touch before update on product_options for each row execute function touch_updated_at();
+create or replace trigger variants_touch before update on variants for each row execute function touch_updated_at();
+create or replace trigger stocktakes_touch before update on stocktakes for each row execute function touch_updated_at();
+create or replace trigger stocktake_items_touch before update on stocktake_items for each row execute function touch_updated_at();
+create or replace trigger customers_touch before update on customers for each row execute function touch_updated_at();
+create or replace trigger loyalty_tiers_touch before update on loyalty_tiers for each row execute function touch_updated_at();
+create or replace trigger promotions_touch before update on promotions for each row execute function touch_updated_at();
+create or replace trigger shifts_touch before update on shifts for each row execute function touch_updated_at();
+create or replace trigger expenses_touch before update on expenses for each row execute function touch_updated_at();
+create or replace trigger sales_touch before update on sales for each row execute function touch_updated_at();
+create or replace trigger devices_touch before update on devices for each row execute function touch_updated_at();

@@ -1,0 +1,319 @@
+-- Records a sale. p_sale: {id, customer_id, device_id, note, redeem_points, created_at, request_hash,
+-- items: [{product_id, variant_id, name, quantity, unit_price_xaf, discount_xaf, vat_rate}],
+-- payments: [{method, amount_xaf, reference}]}. p_offline: a sale made on a till without connection,
+-- never refused for stock, subscription or credit ceiling (it happened), keeping its created_at.
+-- Returns {"id", "replayed"}: replayed when the same id came back with the same body.
+-- Prices belong to managers (CONTRACT section 3): online, a cashier sells a catalogue line at the
+-- catalogue's unit price and VAT rate (403 otherwise, unless the shop's cashier_price_override is on)
+-- and gives a line discount of at most the shop's cashier_max_discount_percent of the line's gross
+-- (422 discount_not_allowed). Free lines are the cashier's own. An offline sale keeps the till's
+-- figures; every line records what the catalogue said (catalogue_price_xaf, catalogue_vat_rate) so
+-- that GET /reports/price-overrides lists whatever differed.
+create or replace function sale_record(p_sale jsonb, p_offline boolean default false)
+  returns jsonb
+  language plpgsql volatile
+  as $$
+declare
+  the_sale uuid := (p_sale ->> 'id')::uuid;
+  occurred_at timestamptz := coalesce((p_sale ->> 'created_at')::timestamptz, now());
+  shop shops;
+  customer customers;
+  device devices;
+  existing sales;
+  item record;
+  line jsonb;
+  lines jsonb := '[]';
+  priced record;
+  n integer;
+  product products;
+  variant variants;
+  line_name text;
+  unit_price bigint;
+  vat numeric;
+  catalogue_price bigint;
+  catalogue_vat numeric;
+  line_discount bigint;
+  restricted boolean;
+  redeem bigint := coalesce((p_sale ->> 'redeem_points')::bigint, 0);
+  redeem_value bigint := 0;
+  net_total bigint;
+  allocated bigint := 0;
+  share bigint;
+  line_total bigint;
+  subtotal bigint := 0;
+  discounts bigint := 0;
+  vat_total bigint := 0;
+  total bigint := 0;
+  paid bigint := 0;
+  cash_paid bigint := 0;
+  credit_given bigint := 0;
+  excess bigint;
+  change bigint := 0;
+  credit bigint := 0;
+  open_shift uuid;
+  receipt bigint;
+  earned bigint := 0;
+  cost_value bigint := 0;
+  available numeric;
+  journal jsonb := '[]';
+  method_total record;
+begin
+  -- Two identical requests at once: the second waits here, then finds the first's sale.
+  perform pg_advisory_xact_lock(hashtextextended('sale:' || the_sale::text, 0));
+  select * into existing from sales where id = the_sale;
+  if found then
+    if existing.request_hash = p_sale ->> 'request_hash' then
+      return jsonb_build_object('id', the_sale, 'replayed', true);
+    end if;
+    perform raise_app_error(409, 'idempotency_conflict', 'A sale with this id was already recorded with other details.');
+  end if;
+  if sale_id_taken(the_sale) then
+    perform raise_app_error(409, 'idempotency_conflict', 'This sale id is already taken.');
+  end if;
+  select * into shop from shops where id = app_shop_id();
+  -- An online sale by a cashier (or by no known user: the least privilege) is held to the catalogue.
+  restricted := not p_offline and coalesce((select role from users where id = app_user_id()), 'cashier') = 'cashier';
+
+  -- The till the sale was made on: one of the shop's devices. Online a live one; offline also one
+  -- revoked since (the sale happened on it).
+  if p_sale ->> 'device_id' is not null then
+    select * into device from devices where id = (p_sale ->> 'device_id')::uuid and shop_id = app_shop_id();
+    if not found then
+      perform raise_app_error(422, 'validation_failed', 'No such device in this shop.', 'device_id');
+    end if;
+    if device.revoked_at is not null and not p_offline then
+      perform raise_app_error(422, 'validation_failed', 'This device was revoked.', 'device_id');
+    end if;
+  end if;
+
+  if p_sale ->> 'customer_id' is not null then
+    select * into customer from customers where id = (p_sale ->> 'customer_id')::uuid and deleted_at is null;
+    if not found then
+      perform raise_app_error(422, 'validation_failed', 'No such customer in this shop.', 'customer_id');
+    end if;
+  end if;
+
+  -- Lock the tracked products, then their variants, in id order: concurrent baskets sharing products
+  -- queue instead of deadlocking.
+  perform 1 from products
+   where id in (select (value ->> 'product_id')::uuid from jsonb_array_elements(p_sale -> 'items'))
+   order by id for update;
+  perform 1 from variants
+   where id in (select (value ->> 'variant_id')::uuid from jsonb_array_elements(p_sale -> 'items'))
+   order by id for update;
+
+  -- Resolve each line against the catalogue.
+  for item in select value as v, (ordinality - 1)::int as i from jsonb_array_elements(p_sale -> 'items') with ordinality loop
+    product := null;
+    variant := null;
+    if item.v ->> 'product_id' is not null then
+      select * into product from products where id = (item.v ->> 'product_id')::uuid and deleted_at is null;
+      if not found then
+        perform raise_app_error(422, 'validation_failed', 'No such product in this shop.', 'items.' || item.i || '.product_id');
+      end if;
+      if item.v ->> 'variant_id' is not null then
+        select * into variant from variants
+         where id = (item.v ->> 'variant_id')::uuid and product_id = product.id and deleted_at is null;
+        if not found then
+          perform raise_app_error(422, 'validation_failed', 'No such variant of this product.', 'items.' || item.i || '.variant_id');
+        end if;
+      elsif exists (select 1 from variants where product_id = product.id and deleted_at is null) then
+        perform raise_app_error(422, 'variant_required', 'This product is sold by variant: name one.', 'items.' || item.i || '.variant_id');
+      end if;
+      line_name := coalesce(item.v ->> 'name', item_name(product.name, variant.options));
+      catalogue_price := coalesce(variant.price_xaf, product.price_xaf);
+      catalogue_vat := product.vat_rate;
+      unit_price := coalesce((item.v ->> 'unit_price_xaf')::bigint, catalogue_price);
+      vat := coalesce((item.v ->> 'vat_rate')::numeric, catalogue_vat);
+      line_discount := coalesce((item.v ->> 'discount_xaf')::bigint, 0);
+      if restricted and not shop.cashier_price_override and (unit_price <> catalogue_price or vat <> catalogue_vat) then
+        perform raise_app_error(403, 'forbidden', 'This action is unauthorized.');
+      end if;
+      if restricted and line_discount > round((item.v ->> 'quantity')::numeric * unit_price) * shop.cashier_max_discount_percent / 100 then
+        perform raise_app_error(422, 'discount_not_allowed',
+          format('A cashier may take at most %s%% off a line: %s XAF here.', trim_scale(shop.cashier_max_discount_percent),
+                 floor(round((item.v ->> 'quantity')::numeric * unit_price) * shop.cashier_max_discount_percent / 100)),
+          'items.' || item.i || '.discount_xaf');
+      end if;
+    else
+      if item.v ->> 'variant_id' is not null then
+        perform raise_app_error(422, 'validation_failed', 'A variant needs its product_id.', 'items.' || item.i || '.product_id');
+      end if;
+      if item.v ->> 'name' is null or item.v ->> 'unit_price_xaf' is null then
+        perform raise_app_error(422, 'validation_failed', 'A line without a product needs a name and a unit price.', 'items.' || item.i || '.product_id');
+      end if;
+      line_name := item.v ->> 'name';
+      unit_price := (item.v ->> 'unit_price_xaf')::bigint;
+      vat := coalesce((item.v ->> 'vat_rate')::numeric, shop.default_vat_rate);
+      -- No catalogue to compare with, except on an offline line whose product went since
+      -- (sale_offline_lines passes on the catalogue's last figures).
+      catalogue_price := case when p_offline then (item.v ->> 'catalogue_price_xaf')::bigint end;
+      catalogue_vat := case when p_offline then (item.v ->> 'catalogue_vat_rate')::numeric end;
+    end if;
+    lines := lines || jsonb_build_array(jsonb_build_object(
+      'product_id', product.id, 'variant_id', variant.id, 'name', line_name,
+      'quantity', (item.v ->> 'quantity')::numeric, 'unit_price_xaf', unit_price,
+      'discount_xaf', coalesce((item.v ->> 'discount_xaf')::bigint, 0), 'vat_rate', vat,
+      'tracked', coalesce(product.tracked, false), 'cost_xaf', coalesce(product.cost_xaf, 0),
+      'catalogue_price_xaf', catalogue_price, 'catalogue_vat_rate', catalogue_vat));
+  end loop;
+
+  -- Promotions (the one pricing rule), then each line's net.
+  for priced in select * from promotion_discounts(lines, occurred_at) loop
+    lines := jsonb_set(lines, array[priced.line::text], (lines -> priced.line) || jsonb_build_object(
+      'gross_xaf', priced.gross_xaf, 'discount_xaf', priced.line_discount_xaf,
+      'promotion_id', priced.promotion_id, 'promotion_discount_xaf', priced.discount_xaf,
+      'net_xaf', priced.gross_xaf - priced.line_discount_xaf - priced.discount_xaf));
+  end loop;
+  -- Each line fits a bigint (quantities and prices are bounded), but 500 of them may not: a sale
+  -- beyond a quadrillion XAF is refused rather than overflowing the ledger.
+  if (select sum((value ->> 'gross_xaf')::numeric) from jsonb_array_elements(lines)) > 1000000000000000 then
+    perform raise_app_error(422, 'validation_failed', 'The sale is too large to record.', 'items');
+  end if;
+  select coalesce(sum((value ->> 'net_xaf')::bigint), 0) into net_total from jsonb_array_elements(lines);
+
+  -- Redeemed points: their value comes off the lines pro rata (the last line takes the remainder).
+  if redeem > 0 then
+    if customer.id is null then
+      perform raise_app_error(422, 'validation_failed', 'Points can only be redeemed for a named customer.', 'redeem_points');
+    end if;
+    redeem_value := loyalty_redeem_for_sale(customer.id, the_sale, redeem);
+    if redeem_value > net_total then
+      perform raise_app_error(422, 'redeem_exceeds_total',
+        format('These points are worth %s XAF, more than the sale (%s XAF).', redeem_value, net_total), 'redeem_points');
+    end if;
+  end if;
+  n := jsonb_array_length(lines);
+  for i in 0 .. n - 1 loop
+    line := lines -> i;
+    share := case when redeem_value = 0 or net_total = 0 then 0
+                  when i = n - 1 then redeem_value - allocated
+                  else floor(redeem_value * (line ->> 'net_xaf')::bigint / net_total::numeric)::bigint end;
+    allocated := allocated + share;
+    line_total := (line ->> 'net_xaf')::bigint - share;
+    lines := jsonb_set(lines, array[i::text], line || jsonb_build_object(
+      'points_discount_xaf', share, 'total_xaf', line_total,
+      'vat_xaf', round(line_total * (line ->> 'vat_rate')::numeric / (100 + (line ->> 'vat_rate')::numeric))::bigint));
+    subtotal := subtotal + (line ->> 'gross_xaf')::bigint;
+    discounts := discounts + (line ->> 'discount_xaf')::bigint + (line ->> 'promotion_discount_xaf')::bigint + share;
+    total := total + line_total;
+    vat_total := vat_total + (lines -> i ->> 'vat_xaf')::bigint;
+  end loop;
+
+  -- Payments: money taken, change from cash only, a shortfall on a named customer's account.
+  select coalesce(sum((value ->> 'amount_xaf')::bigint) filter (where value ->> 'method' <> 'credit'), 0),
+         coalesce(sum((value ->> 'amount_xaf')::bigint) filter (where value ->> 'method' = 'cash'), 0),
+         coalesce(sum((value ->> 'amount_xaf')::bigint) filter (where value ->> 'method' = 'credit'), 0)
+    into paid, cash_paid, credit_given
+    from jsonb_array_elements(coalesce(p_sale -> 'payments', '[]'));
+  excess := paid + credit_given - total;
+  if excess > 0 then
+    if credit_given > 0 then
+      perform raise_app_error(422, 'validation_failed', 'Credit cannot exceed what is left to pay.', 'payments');
+    end if;
+    if excess > cash_paid then
+      perform raise_app_error(422, 'change_without_cash', 'Only cash can be given back as change.', 'payments');
+    end if;
+    change := excess;
+  else
+    credit := credit_given - excess;
+  end if;
+  if credit > 0 then
+    if customer.id is null then
+      perform raise_app_error(422, 'payment_insufficient',
+        format('The payments are %s XAF short: only a named customer may buy on credit.', credit - credit_given), 'payments');
+    end if;
+    perform customer_charge(customer.id, 'sale', the_sale, credit, occurred_at, 'customer_id', not p_offline);
+  end if;
+
+  -- Stock: refused beyond on-hand online (unless the shop allows negative stock), never offline.
+  if not p_offline and not shop.allow_negative_stock then
+    for item in
+      select (value ->> 'product_id')::uuid as product_id, (value ->> 'variant_id')::uuid as variant_id,
+             sum((value ->> 'quantity')::numeric) as quantity, min(ordinality - 1)::int as i
+        from jsonb_array_elements(lines) with ordinality
+       where (value ->> 'tracked')::boolean
+       group by 1, 2
+    loop
+      if item.variant_id is null then
+        select on_hand into available from products where id = item.product_id;
+      else
+        select on_hand into available from variants where id = item.variant_id;
+      end if;
+      if available < item.quantity then
+        perform raise_app_error(422, 'insufficient_stock', format('Only %s in stock.', available), 'items.' || item.i || '.quantity');
+      end if;
+    end loop;
+  end if;
+
+  open_shift := current_shift_id();
+
+  for item in select value as v, ordinality::int as line_no from jsonb_array_elements(lines) with ordinality loop
+    insert into sale_items (sale_id, line_no, product_id, variant_id, name, quantity, unit_price_xaf, discount_xaf, promotion_id,
+                            promotion_discount_xaf, points_discount_xaf, vat_rate, vat_xaf, total_xaf, cost_xaf,
+                            catalogue_price_xaf, catalogue_vat_rate)
+    values (the_sale, item.line_no, (item.v ->> 'product_id')::uuid, (item.v ->> 'variant_id')::uuid, item.v ->> 'name',
+            (item.v ->> 'quantity')::numeric, (item.v ->> 'unit_price_xaf')::bigint, (item.v ->> 'discount_xaf')::bigint,
+            (item.v ->> 'promotion_id')::uuid, (item.v ->> 'promotion_discount_xaf')::bigint,
+            (item.v ->> 'points_discount_xaf')::bigint, (item.v ->> 'vat_rate')::numeric, (item.v ->> 'vat_xaf')::bigint,
+            (item.v ->> 'total_xaf')::bigint, (item.v ->> 'cost_xaf')::bigint,
+            (item.v ->> 'catalogue_price_xaf')::bigint, (item.v ->> 'catalogue_vat_rate')::numeric);
+    if (item.v ->> 'tracked')::boolean then
+      perform stock_move((item.v ->> 'product_id')::uuid, (item.v ->> 'variant_id')::uuid, 'sale',
+                         -(item.v ->> 'quantity')::numeric, null, 'sale', the_sale);
+      cost_value := cost_value + round((item.v ->> 'quantity')::numeric * (item.v ->> 'cost_xaf')::bigint)::bigint;
+    end if;
+  end loop;
+
+  insert into sale_payments (sale_id, kind, method, amount_xaf, reference, shift_id, created_at)
+  select the_sale, 'payment', value ->> 'method', (value ->> 'amount_xaf')::bigint, value ->> 'reference', open_shift, occurred_at
+    from jsonb_array_elements(coalesce(p_sale -> 'payments', '[]'))
+   where (value ->> 'amount_xaf')::bigint > 0;
+  if credit > credit_given then
+    insert into sale_payments (sale_id, kind, method, amount_xaf, shift_id, created_at)
+    values (the_sale, 'payment', 'credit', credit - credit_given, open_shift, occurred_at);
+  end if;
+  if change > 0 then
+    insert into sale_payments (sale_id, kind, method, amount_xaf, shift_id, created_at)
+    values (the_sale, 'change', 'cash', -change, open_shift, occurred_at);
+  end if;
+
+  if customer.id is not null then
+    earned := loyalty_earn_for_sale(customer.id, the_sale, total - credit);
+  end if;
+
+  -- The journal: money in (net of change) and the customer's account against sales and VAT collected;
+  -- the goods at cost out of stock.
+  for method_total in
+    select method, sum(amount_xaf) as amount from sale_payments where sale_payments.sale_id = the_sale group by method
+  loop
+    if method_total.amount > 0 then
+      journal := journal || jsonb_build_array(jsonb_build_object(
+        'account', case method_total.method when 'credit' then '411' else treasury_account(method_total.method) end,
+        'debit_xaf', method_total.amount));
+    end if;
+  end loop;
+  journal := journal || jsonb_build_array(jsonb_build_object('account', '701', 'credit_xaf', total - vat_total),
+                                          jsonb_build_object('account', '4431', 'credit_xaf', vat_total));
+  perform journal_post('sale', the_sale, 'Sale', journal);
+  perform journal_post_stock_change('sale', the_sale, 'Sale at cost', -cost_value);
+
+  if customer.email is not null then
+    perform enqueue_job('sale__email_receipt',
+      jsonb_build_object('sale_id', the_sale, 'shop_id', app_shop_id(), 'email', customer.email, 'locale', shop.locale),
+      'sale_receipt:' || the_sale);
+  end if;
+
+  -- The receipt number last: its counter row stays locked until commit (that is what makes numbers
+  -- gap-free), so every other sale of the shop waits on it; the shorter that wait, the more sales a
+  -- shop's tills get through at once. The lines and payments above refer to this row through
+  -- deferred foreign keys.
+  insert into receipt_counters (shop_id, last_no) values (app_shop_id(), 1)
+  on conflict (shop_id) do update set last_no = receipt_counters.last_no + 1
+  returning last_no into receipt;
+  insert into sales (id, receipt_no, customer_id, device_id, shift_id, note, subtotal_xaf, discount_xaf, vat_xaf, total_xaf,
+                     paid_xaf, change_xaf, credit_xaf, points_earned, points_redeemed, offline, request_hash, created_at)
+  values (the_sale, receipt, customer.id, device.id, open_shift, p_sale ->> 'note', subtotal, discounts,
+          vat_total, total, paid, change, credit, earned, redeem, p_offline, p_sale ->> 'request_hash', occurred_at);
+  return jsonb_build_object('id', the_sale, 'replayed', false);
+end $$;

@@ -1,0 +1,97 @@
+-- Refunds selected quantities of a completed (or partly refunded) sale: never more than sold less
+-- already refunded; each line's share pro rata (its last unit takes the exact remainder), stock back
+-- for tracked goods, VAT and journal reversed pro rata, points reversed pro rata, the money paid back
+-- by p_method (credit: off the customer's account).
+create or replace function sale_refund(p_sale_id uuid, p_method text, p_reason text, p_items jsonb)
+  returns uuid
+  language plpgsql volatile
+  as $$
+declare
+  sale sales;
+  refund_id uuid := gen_random_uuid();
+  request record;
+  item sale_items;
+  refunded_total bigint := 0;
+  refunded_vat bigint := 0;
+  part_total bigint;
+  part_vat bigint;
+  already_total bigint;
+  already_vat bigint;
+  already_cost bigint;
+  part_cost bigint;
+  cost_value bigint := 0;
+  open_shift uuid;
+begin
+  select * into sale from sales where id = p_sale_id for update;
+  if not found then
+    perform raise_app_error(404, 'not_found', 'Not found.');
+  end if;
+  if sale.status = 'voided' then
+    perform raise_app_error(409, 'sale_voided', 'This sale is voided: nothing is left to refund.');
+  end if;
+  if sale.status = 'refunded' then
+    perform raise_app_error(409, 'sale_refunded', 'This sale is already fully refunded.');
+  end if;
+  open_shift := current_shift_id();
+
+  for request in
+    select (value ->> 'sale_item_id')::uuid as sale_item_id, (value ->> 'quantity')::numeric as quantity, (ordinality - 1)::int as i
+      from jsonb_array_elements(p_items) with ordinality
+  loop
+    select * into item from sale_items where id = request.sale_item_id and sale_id = p_sale_id for update;
+    if not found then
+      perform raise_app_error(422, 'validation_failed', 'This item is not part of this sale.', 'items.' || request.i || '.sale_item_id');
+    end if;
+    if request.quantity > item.quantity - item.refunded_quantity then
+      perform raise_app_error(422, 'refund_exceeds_sold',
+        format('Only %s of this item are left to refund.', item.quantity - item.refunded_quantity), 'items.' || request.i || '.quantity');
+    end if;
+    if request.quantity = item.quantity - item.refunded_quantity then
+      select coalesce(sum(ri.total_xaf), 0), coalesce(sum(ri.vat_xaf), 0), coalesce(sum(ri.cost_xaf), 0)
+        into already_total, already_vat, already_cost
+        from refund_items ri where ri.sale_item_id = item.id;
+      part_total := item.total_xaf - already_total;
+      part_vat := item.vat_xaf - already_vat;
+      part_cost := round(item.quantity * item.cost_xaf)::bigint - already_cost;
+    else
+      part_total := round(item.total_xaf * request.quantity / item.quantity)::bigint;
+      part_vat := round(item.vat_xaf * request.quantity / item.quantity)::bigint;
+      part_cost := round(request.quantity * item.cost_xaf)::bigint;
+    end if;
+    insert into refund_items (refund_id, sale_item_id, quantity, total_xaf, vat_xaf, cost_xaf)
+    values (refund_id, item.id, request.quantity, part_total, part_vat, part_cost);
+    update sale_items set refunded_quantity = refunded_quantity + request.quantity where id = item.id;
+    refunded_total := refunded_total + part_total;
+    refunded_vat := refunded_vat + part_vat;
+    if exists (select 1 from products p where p.id = item.product_id and p.deleted_at is null and p.tracked)
+       and (item.variant_id is null or exists (select 1 from variants v where v.id = item.variant_id and v.deleted_at is null)) then
+      perform stock_move(item.product_id, item.variant_id, 'refund', request.quantity, p_reason, 'sale', p_sale_id);
+      cost_value := cost_value + part_cost;
+    end if;
+  end loop;
+
+  if p_method = 'credit' then
+    if sale.customer_id is null or customer_uncharge(p_sale_id, refunded_total) < refunded_total then
+      perform raise_app_error(422, 'validation_failed', 'Only what this sale still owes on the customer''s account can be refunded to it.', 'method');
+    end if;
+  end if;
+  insert into refunds (id, sale_id, method, reason, total_xaf, vat_xaf, shift_id)
+  values (refund_id, p_sale_id, p_method, p_reason, refunded_total, refunded_vat, open_shift);
+  insert into sale_payments (sale_id, kind, method, amount_xaf, shift_id, refund_id)
+  values (p_sale_id, 'refund', p_method, -refunded_total, open_shift, refund_id);
+
+  perform journal_post('sale_refund', refund_id, 'Refund of sale ' || sale.receipt_no, jsonb_build_array(
+    jsonb_build_object('account', '701', 'debit_xaf', refunded_total - refunded_vat),
+    jsonb_build_object('account', '4431', 'debit_xaf', refunded_vat),
+    jsonb_build_object('account', case p_method when 'credit' then '411' else treasury_account(p_method) end, 'credit_xaf', refunded_total)));
+  perform journal_post_stock_change('sale_refund', refund_id, 'Refund of sale ' || sale.receipt_no || ' at cost', cost_value);
+
+  if sale.total_xaf > 0 then
+    perform loyalty_reverse_for_sale(p_sale_id,
+      (select sum(total_xaf) from refunds where sale_id = p_sale_id)::numeric / sale.total_xaf);
+  end if;
+  update sales set status = case when exists (select 1 from sale_items where sale_id = p_sale_id and refunded_quantity < quantity)
+                                 then 'partially_refunded' else 'refunded' end
+   where id = p_sale_id;
+  return refund_id;
+end $$;

@@ -1,0 +1,50 @@
+-- Voids a completed sale with no refund: stock back, payments, credit, points and journal reversed by
+-- new records; the sale keeps its number and shows as voided.
+create or replace function sale_void(p_sale_id uuid, p_reason text)
+  returns void
+  language plpgsql volatile
+  as $$
+declare
+  sale sales;
+  item record;
+  entry record;
+  open_shift uuid;
+  reversed jsonb;
+begin
+  select * into sale from sales where id = p_sale_id for update;
+  if not found then
+    perform raise_app_error(404, 'not_found', 'Not found.');
+  end if;
+  if sale.status = 'voided' then
+    perform raise_app_error(409, 'sale_already_voided', 'This sale is already voided.');
+  end if;
+  if sale.status <> 'completed' then
+    perform raise_app_error(409, 'sale_refunded', 'This sale has refunds: it can no longer be voided.');
+  end if;
+  if sale.credit_xaf > 0 and customer_uncharge(p_sale_id, sale.credit_xaf) < sale.credit_xaf then
+    perform raise_app_error(409, 'sale_credit_settled', 'Part of this credit sale has already been paid: refund it instead.');
+  end if;
+  open_shift := current_shift_id();
+
+  for item in select * from sale_items where sale_id = p_sale_id order by product_id, variant_id nulls first loop
+    if exists (select 1 from products p where p.id = item.product_id and p.deleted_at is null and p.tracked)
+       and (item.variant_id is null or exists (select 1 from variants v where v.id = item.variant_id and v.deleted_at is null)) then
+      perform stock_move(item.product_id, item.variant_id, 'void', item.quantity, p_reason, 'sale', p_sale_id);
+    end if;
+  end loop;
+
+  insert into sale_payments (sale_id, kind, method, amount_xaf, shift_id)
+  select p_sale_id, 'void', method, -sum(amount_xaf), open_shift
+    from sale_payments where sale_id = p_sale_id and kind in ('payment', 'change')
+   group by method having sum(amount_xaf) <> 0;
+
+  -- Every entry the sale posted, reversed line by line.
+  for entry in select id, memo from journal_entries where source_type = 'sale' and source_id = p_sale_id loop
+    select jsonb_agg(jsonb_build_object('account', account, 'debit_xaf', credit_xaf, 'credit_xaf', debit_xaf))
+      into reversed from journal_lines where entry_id = entry.id;
+    perform journal_post('sale_void', p_sale_id, 'Void: ' || coalesce(entry.memo, ''), reversed);
+  end loop;
+
+  perform loyalty_reverse_for_sale(p_sale_id, 1);
+  update sales set status = 'voided', void_reason = p_reason, voided_at = now(), voided_by = app_user_id() where id = p_sale_id;
+end $$;

@@ -1,0 +1,19 @@
+-- Synchronised tables carry `txid xid8` stamped by this trigger on insert and update; pulls serve
+-- rows below the snapshot's xmin, paging by (txid, id), so a transaction that commits late is never
+-- skipped (CONVENTIONS.md, "Sync cursors"). Every synchronised table is listed below.
+create or replace function stamp_txid() returns trigger
+  language plpgsql
+  as $$
+begin
+  new.txid := pg_current_xact_id();
+  return new;
+end $$;
+
+create or replace trigger categories_stamp before update on categories for each row execute function stamp_txid();
+create or replace trigger products_stamp before update on products for each row execute function stamp_txid();
+create or replace trigger product_options_stamp before update on product_options for each row execute function stamp_txid();
+create or replace trigger variants_stamp before update on variants for each row execute function stamp_txid();
+create or replace trigger customers_stamp before update on customers for each row execute function stamp_txid();
+create or replace trigger loyalty_tiers_stamp before update on loyalty_tiers for each row execute function stamp_txid();
+create or replace trigger promotions_stamp before update on promotions for each row execute function stamp_txid();
+create or replace trigger sales_stamp before update on sales for each row execute function stamp_txid();
