@@ -2,31 +2,46 @@ import type { WorkerEvents } from 'graphile-worker';
 import type pg from 'pg';
 import type { Logger } from 'pino';
 
-/** How often a process beats for its workers, and how long without a beat makes a worker gone. */
+/** How often a process beats for its worker pools, and how long without a beat makes a pool gone. */
 export const HEARTBEAT_MS = 10_000;
-export const STALE_AFTER = '30 seconds';
+export const STALE_AFTER_MS = 30_000;
+
+export interface LivenessTiming {
+  heartbeatMs: number;
+  staleAfterMs: number;
+}
 
 export interface Liveness {
   /** Beats once now (also frees the jobs of workers gone); answers the ids whose jobs were freed. */
   beat(): Promise<string[]>;
-  /** Stops beating and forgets this process's workers (a stopped worker holds no job). */
+  /** Stops beating and forgets this process's pools (a stopped pool holds no job). */
   stop(): Promise<void>;
 }
 
 /**
- * Keeps this process's workers marked alive and frees the jobs of workers that are gone
+ * Keeps this process's worker pools marked alive and frees the jobs of pools that are gone
  * (worker_heartbeat, db/functions/worker/): graphile-worker 0.17 would leave a killed worker's job
- * locked for 4 hours; here it runs again within a minute. A beat that fails (the database is away)
- * is logged and the next one tries again. `events` must be the emitter given to graphile-worker's
- * run(), subscribed before it starts, so that no worker is missed.
+ * locked for 4 hours; here it runs again within a minute. graphile-worker locks a job in the name of
+ * the worker POOL (`locked_by` is `workerPool.id`, see its getJobs), not of the worker inside it, so
+ * pools are what beat. A beat that fails (the database is away) is logged and the next one tries
+ * again. `events` must be the emitter given to graphile-worker's run(), subscribed before it starts,
+ * so that no pool is missed.
  */
-export function keepWorkersAlive(pool: pg.Pool, events: WorkerEvents, log: Logger): Liveness {
+export function keepWorkersAlive(
+  pool: pg.Pool,
+  events: WorkerEvents,
+  log: Logger,
+  timing: LivenessTiming = { heartbeatMs: HEARTBEAT_MS, staleAfterMs: STALE_AFTER_MS },
+): Liveness {
   const live = new Set<string>();
   // Every id this process has had: its rows go when it stops.
   const mine = new Set<string>();
   let beating: Promise<string[]> | undefined;
   const beat = async () => {
-    const { rows } = await pool.query<{ gone: string[] }>('select worker_heartbeat($1::text[], $2::interval) as gone', [[...live], STALE_AFTER]);
+    const { rows } = await pool.query<{ gone: string[] }>('select worker_heartbeat($1::text[], $2::interval) as gone', [
+      [...live],
+      `${timing.staleAfterMs} milliseconds`,
+    ]);
     const gone = rows[0]!.gone;
     if (gone.length) log.warn({ workers: gone }, 'jobs of workers gone freed');
     return gone;
@@ -35,15 +50,15 @@ export function keepWorkersAlive(pool: pg.Pool, events: WorkerEvents, log: Logge
     log.error({ error: error.message }, 'worker heartbeat failed');
     return [];
   });
-  events.on('worker:create', ({ worker }) => {
-    live.add(worker.workerId);
-    mine.add(worker.workerId);
+  events.on('pool:create', ({ workerPool }) => {
+    live.add(workerPool.id);
+    mine.add(workerPool.id);
     void beatLogged();
   });
-  events.on('worker:stop', ({ worker }) => {
-    live.delete(worker.workerId);
+  events.on('pool:release', ({ workerPool }) => {
+    live.delete(workerPool.id);
   });
-  const timer = setInterval(() => void beatLogged(), HEARTBEAT_MS);
+  const timer = setInterval(() => void beatLogged(), timing.heartbeatMs);
   timer.unref();
   return {
     beat: beatLogged,

@@ -4,7 +4,7 @@ import pg from 'pg';
 import type { Logger } from 'pino';
 import type { Runtime } from '../api/runtime.ts';
 import type { WorkerContext } from './context.ts';
-import { keepWorkersAlive, type Liveness } from './liveness.ts';
+import { keepWorkersAlive, type Liveness, type LivenessTiming } from './liveness.ts';
 import { createMailer, sendOnce, type Mailer } from './mailer.ts';
 import { authPruneExpired } from './tasks/auth__prune_expired.ts';
 import { mailPruneSent } from './tasks/mail__prune_sent.ts';
@@ -44,11 +44,11 @@ export interface Worker {
 
 /**
  * graphile-worker on its own pool of the owner's role (the worker's tables are not the app role's).
- * Its workers beat in worker_heartbeats, and each beat frees the jobs of workers that are gone
+ * Its worker pool beats in worker_heartbeats, and each beat frees the jobs of pools that are gone
  * (liveness.ts); mail goes out once per message (sendOnce). Signals are left to the process, which
  * stops the worker as part of its own graceful shutdown.
  */
-export async function startWorker(runtime: Runtime, log: Logger, mailer?: Mailer): Promise<Worker> {
+export async function startWorker(runtime: Runtime, log: Logger, mailer?: Mailer, timing?: LivenessTiming): Promise<Worker> {
   const { config, appKey, ownerUrl } = runtime;
   const pool = new pg.Pool({ connectionString: ownerUrl, max: config.WORKER_CONCURRENCY + 2, application_name: 'pos-worker' });
   // An idle client whose connection drops must not crash the process: log it, the pool replaces it.
@@ -63,7 +63,7 @@ export async function startWorker(runtime: Runtime, log: Logger, mailer?: Mailer
     mailer: sendOnce(mailer ?? createMailer({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM, dataDir: config.DATA_DIR }), pool),
   };
   const events: WorkerEvents = new EventEmitter();
-  const liveness = keepWorkersAlive(pool, events, log);
+  const liveness = keepWorkersAlive(pool, events, log, timing);
   const runner = await run({
     pgPool: pool,
     concurrency: config.WORKER_CONCURRENCY,

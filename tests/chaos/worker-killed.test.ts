@@ -2,31 +2,14 @@
  * A worker process killed in the middle of a job (an out-of-memory kill, a lost machine): another
  * worker runs the job again within a minute, instead of the 4 hours graphile-worker 0.17 waits.
  */
-import { createServer, type Socket } from 'node:net';
 import t from 'tap';
 import { TEST_APP_KEY } from '../support/env.ts';
 import { registerShop, waitFor } from '../support/fixtures.ts';
-import { startMailbox } from '../support/mailbox.ts';
+import { startMailbox, startStallingSmtpServer } from '../support/mailbox.ts';
 import { launch } from '../support/processes.ts';
 import { startService } from '../support/service.ts';
 
 const api = await startService(t);
-
-/** An SMTP server that greets and then never answers: a job sending mail through it hangs mid-way. */
-async function stallingSmtpServer(): Promise<{ port: number; connections: () => number }> {
-  const sockets: Socket[] = [];
-  const server = createServer((socket) => {
-    sockets.push(socket);
-    socket.on('error', () => {});
-    socket.write('220 stalling ESMTP\r\n');
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.teardown(() => {
-    sockets.forEach((socket) => socket.destroy());
-    server.close();
-  });
-  return { port: (server.address() as { port: number }).port, connections: () => sockets.length };
-}
 
 const workerEnv = (smtpPort: number) => ({
   DATABASE_URL: api.runtime.ownerUrl,
@@ -37,7 +20,7 @@ const workerEnv = (smtpPort: number) => ({
 
 t.test('a worker killed mid-job: a second worker runs the job again within a minute, and the dead one\'s heartbeat goes', async (t) => {
   const shop = await registerShop(api, { locale: 'en' });
-  const stall = await stallingSmtpServer();
+  const stall = await startStallingSmtpServer(t);
   const first = launch(t, 'worker/main.ts', workerEnv(stall.port));
   await waitFor(() => first.output.stdout.includes('worker running'), 'the first worker', 60_000);
 

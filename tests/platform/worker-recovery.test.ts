@@ -7,8 +7,8 @@ import t from 'tap';
 import { createLogger } from '../../api/logger.ts';
 import { createMailer, sendOnce, type Mail } from '../../worker/mailer.ts';
 import { startWorker } from '../../worker/worker.ts';
-import { waitFor } from '../support/fixtures.ts';
-import { startMailbox } from '../support/mailbox.ts';
+import { registerShop, waitFor } from '../support/fixtures.ts';
+import { startMailbox, startStallingSmtpServer } from '../support/mailbox.ts';
 import { startService } from '../support/service.ts';
 
 const api = await startService(t);
@@ -60,13 +60,37 @@ t.test('the app role may not call worker_heartbeat', async (t) => {
   await t.rejects(api.appSql`select worker_heartbeat(array['x'], '30 seconds')`, { code: '42501' });
 });
 
-t.test('a running worker beats for each of its workers, and one stopped leaves no row', async (t) => {
+t.test('a running worker beats once per pool, whatever its concurrency, and one stopped leaves no row', async (t) => {
   const runtime = { ...api.runtime, config: { ...api.config, SMTP_URL: undefined, WORKER_CONCURRENCY: 3 } };
   const worker = await startWorker(runtime, createLogger('silent'));
-  const count = async () => (await api.ownerSql<{ n: number }[]>`select count(*)::int as n from worker_heartbeats where worker_id like 'worker-%'`)[0]!.n;
-  await waitFor(async () => (await count()) === 3, 'three heartbeat rows');
+  const beats = async () => (await api.ownerSql<{ worker_id: string }[]>`select worker_id from worker_heartbeats where worker_id like 'pool-%'`).map((row) => row.worker_id);
+  await waitFor(async () => (await beats()).length === 1, 'one heartbeat row: one pool, whatever its concurrency');
   await worker.stop();
-  t.equal(await count(), 0);
+  t.same(await beats(), []);
+});
+
+t.test('a job running longer than the stale time keeps its lock while its worker lives, and runs once', async (t) => {
+  const shop = await registerShop(api, { locale: 'en' });
+  const stall = await startStallingSmtpServer(t);
+  const runtime = { ...api.runtime, config: { ...api.config, SMTP_URL: `smtp://127.0.0.1:${stall.port}`, WORKER_CONCURRENCY: 2 } };
+  const worker = await startWorker(runtime, createLogger('silent'), undefined, { heartbeatMs: 200, staleAfterMs: 1000 });
+  t.equal((await api.request('POST', '/auth/forgot-password', { body: { email: shop.email } })).status, 200);
+  const job = await waitFor(async () => {
+    const [row] = await api.ownerSql<{ id: string; locked_by: string | null }[]>`
+      select id::text, locked_by from graphile_worker.jobs where task_identifier = 'user__forgot_password'`;
+    return row?.locked_by && stall.connections() > 0 ? row : undefined;
+  }, 'the job, locked and talking to the mail server');
+  const [beat] = await api.ownerSql<{ worker_id: string }[]>`select worker_id from worker_heartbeats where worker_id like 'pool-%'`;
+  t.equal(beat?.worker_id, job.locked_by, 'the pool beats under the id graphile-worker locks its jobs with');
+  // Four stale periods, each beat by the live pool and by a second process that frees what is gone.
+  for (let i = 0; i < 8; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    await pool.query(`select worker_heartbeat(array[]::text[], '1 second')`);
+  }
+  t.equal(await lockOf(job.id), job.locked_by, 'still locked by the live pool');
+  t.equal(stall.connections(), 1, 'the job was not started a second time');
+  stall.release();
+  await worker.stop();
 });
 
 t.test('a mail the server accepted is not sent again when its job runs again; another key is another mail', async (t) => {

@@ -1,4 +1,4 @@
-import type { AddressInfo } from 'node:net';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 import type { Test } from 'tap';
 import { createLogger } from '../../api/logger.ts';
@@ -134,4 +134,24 @@ export async function startMailWorker(t: Test, api: Service, mailbox: Mailbox): 
   const runtime: Runtime = { ...api.runtime, config: { ...api.config, SMTP_URL: `smtp://127.0.0.1:${mailbox.port}` } };
   const worker = await startWorker(runtime, createLogger('silent'));
   t.teardown(() => worker.stop());
+}
+
+/**
+ * An SMTP server that greets and then never answers: a job sending mail through it hangs mid-way.
+ * `release()` cuts every connection (the hung sends fail); the test's teardown does it too.
+ */
+export async function startStallingSmtpServer(t: Test): Promise<{ port: number; connections: () => number; release: () => void }> {
+  const sockets: Socket[] = [];
+  const server = createServer((socket) => {
+    sockets.push(socket);
+    socket.on('error', () => {});
+    socket.write('220 stalling ESMTP\r\n');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const release = () => sockets.forEach((socket) => socket.destroy());
+  t.teardown(() => {
+    release();
+    server.close();
+  });
+  return { port: (server.address() as AddressInfo).port, connections: () => sockets.length, release };
 }

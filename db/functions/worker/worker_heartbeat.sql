@@ -1,5 +1,5 @@
--- A worker process says its workers are alive (p_live: graphile-worker gives each worker of a pool
--- its own id) and frees the jobs of the workers that are gone: those whose last beat is older than
+-- A worker process says its worker pools are alive (p_live: the ids graphile-worker writes in a
+-- job's locked_by, one per pool) and frees the jobs of the pools that are gone: those whose last beat is older than
 -- p_stale, and those that never beat but whose locks are older than p_stale (a worker of a release
 -- without heartbeats, or one that died before its first beat). Answers the ids whose jobs it freed.
 -- Any number of processes may run it at once: a stale row is deleted by one of them, and freeing the
