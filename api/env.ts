@@ -39,7 +39,10 @@ export interface AppEnv {
     device?: { id: string; shopId: string };
     /** The shop and user the request's transaction is opened with, once authentication named them. */
     transactionScope?: TenantScope;
-    /** The request's one transaction, with the caller's shop and user set (around the handler only). */
+    /**
+     * The request's one transaction, with the caller's shop and user set (around the handler only);
+     * unset for a handler marked `inOwnStatements` that runs without one.
+     */
     tx: Tx;
   };
 }

@@ -99,12 +99,25 @@ export const authenticateDeviceEach: MiddlewareHandler<AppEnv> = async (c, next)
 export function inRequestTransaction<H extends (c: Context<AppEnv>, next: Next) => unknown>(handler: H): H {
   return (async (c: Context<AppEnv>, next: Next) => {
     const scope = c.var.transactionScope;
-    if (!scope) return handler(c, next);
+    if (!scope || (OWN_STATEMENTS.has(handler) && c.req.header('idempotency-key') === undefined)) return handler(c, next);
     return inTenant(c.var.deps.sql, scope, (tx) => {
       c.set('tx', tx);
       return withIdempotencyKey(c, tx, async () => (await handler(c, next)) as Response);
     });
   }) as H;
+}
+
+const OWN_STATEMENTS = new WeakSet<object>();
+
+/**
+ * Marks a handler whose whole operation is one autocommit statement of its own (POST /sales: the
+ * receipt counter must be held for the commit only, not across round trips): it runs with no request
+ * transaction (`c.var.tx` unset) and uses `c.var.transactionScope` itself. With an `Idempotency-Key`
+ * it runs in the transaction as every other handler, since the stored answer is written there.
+ */
+export function inOwnStatements<H extends (c: Context<AppEnv>, next: Next) => unknown>(handler: H): H {
+  OWN_STATEMENTS.add(handler);
+  return handler;
 }
 
 const RANK: Record<Role, number> = { cashier: 1, manager: 2, owner: 3 };

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { Tx } from '../db.ts';
+import type { Sql, Tx } from '../db.ts';
+import type { TenantScope } from '../middleware/tenancy.ts';
 import { CURSOR_AT } from '../lib/pagination.ts';
 import type { CreateSaleBody, ReceiptInput, SaleRecord } from './schemas.ts';
 
@@ -23,10 +24,32 @@ export async function recordSale(
   sale: CreateSaleBody & { id: string; created_at?: string },
   offline = false,
 ): Promise<{ id: string; replayed: boolean }> {
-  const { created_at, ...body } = sale;
-  const payload = { ...body, created_at: created_at ?? null, request_hash: requestHash(body) };
-  const [row] = await tx<{ result: { id: string; replayed: boolean } }[]>`select sale_record(${tx.json(payload)}, ${offline}) as result`;
+  const [row] = await tx<{ result: { id: string; replayed: boolean } }[]>`select sale_record(${tx.json(salePayload(sale))}, ${offline}) as result`;
   return row!.result;
+}
+
+/** What the procedures take: the body, its fingerprint (replays are recognised by it) and created_at. */
+function salePayload(sale: CreateSaleBody & { id: string; created_at?: string }) {
+  const { created_at, ...body } = sale;
+  return { ...body, created_at: created_at ?? null, request_hash: requestHash(body) };
+}
+
+/**
+ * POST /sales without a request transaction: the sale in one autocommit statement (sale_submit sets
+ * the caller's shop and user, records the sale and takes the receipt counter last, then PostgreSQL
+ * commits), then the answer read in a second one. Two round trips, and the shop's counter is held
+ * for the commit only. The answer is null only if the sale went in between (it never does).
+ */
+export async function recordSaleAlone(
+  sql: Sql,
+  scope: TenantScope,
+  sale: CreateSaleBody & { id: string },
+): Promise<{ sale: SaleRecord | null; replayed: boolean }> {
+  const [row] = await sql<{ result: { id: string; replayed: boolean } }[]>`
+    select sale_submit(${scope.shopId}, ${scope.userId}, ${sql.json(salePayload(sale))}) as result`;
+  const { id, replayed } = row!.result;
+  const [read] = await sql<{ sale: SaleRecord | null }[]>`select sale_read(${scope.shopId}, ${scope.userId}, ${id}) as sale`;
+  return { sale: read!.sale, replayed };
 }
 
 export async function findSale(tx: Tx, id: string): Promise<SaleRecord | null> {

@@ -6,10 +6,11 @@ import { CustomerRecord } from '../customers/schemas.ts';
 import type { AppEnv } from '../env.ts';
 import { errors, invalidField } from '../errors.ts';
 import { CursorAt, decodeCursor, page } from '../lib/pagination.ts';
-import { authenticate, requireActiveSubscription, requireRole } from '../middleware/auth.ts';
+import type { Tx } from '../db.ts';
+import { authenticate, inOwnStatements, requireActiveSubscription, requireRole } from '../middleware/auth.ts';
 import { newRouter } from '../router.ts';
 import { bearer, jsonBody, jsonResponse, many, one, pickErrors, Uuid } from '../schemas.ts';
-import { attributeLoyalty, findSale, listSales, recordSale, refundSale, voidSale } from './queries.ts';
+import { attributeLoyalty, findSale, listSales, recordSale, recordSaleAlone, refundSale, voidSale } from './queries.ts';
 import { AttributeLoyaltyBody, CreateSaleBody, RefundBody, SaleListQuery, SaleRecord, VoidBody } from './schemas.ts';
 
 const SaleParam = z.object({ sale_id: Uuid.openapi({ param: { name: 'sale_id', in: 'path' } }) });
@@ -120,11 +121,21 @@ async function saleOr404(tx: AppEnv['Variables']['tx'], id: string): Promise<Sal
 }
 
 export const saleRoutes = newRouter()
-  .openapi(create, async (c) => {
-    const body = c.req.valid('json');
-    const { id, replayed } = await recordSale(c.var.tx, { ...body, id: body.id ?? randomUUID() });
-    return c.json({ data: await saleOr404(c.var.tx, id) }, replayed ? 200 : 201);
-  })
+  .openapi(
+    create,
+    inOwnStatements(async (c) => {
+      const body = c.req.valid('json');
+      const sale = { ...body, id: body.id ?? randomUUID() };
+      const tx = c.get('tx') as Tx | undefined;
+      if (tx) {
+        const { id, replayed } = await recordSale(tx, sale);
+        return c.json({ data: await saleOr404(tx, id) }, replayed ? 200 : 201);
+      }
+      const { sale: recorded, replayed } = await recordSaleAlone(c.var.deps.sql, c.var.transactionScope!, sale);
+      if (!recorded) throw errors.notFound();
+      return c.json({ data: recorded }, replayed ? 200 : 201);
+    }),
+  )
   .openapi(list, async (c) => {
     const { limit, cursor, ...filters } = c.req.valid('query');
     const before = decodeCursor(cursor, z.tuple([CursorAt, z.uuid()]));

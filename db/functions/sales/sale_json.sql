@@ -1,8 +1,10 @@
--- A sale in the shape of the API's Sale record (also what the tills pull).
+-- A sale in the shape of the API's Sale record (also what the tills pull). PL/pgSQL so that its plan
+-- is kept for the session (as a SQL function it was planned again at every call: 0.52 ms against 0.19).
 create or replace function sale_json(p_sale_id uuid) returns jsonb
-  language sql stable
+  language plpgsql stable
   as $$
-    select jsonb_build_object(
+begin
+  return (select jsonb_build_object(
       'id', s.id, 'receipt_no', s.receipt_no, 'status', s.status, 'customer_id', s.customer_id, 'device_id', s.device_id,
       'cashier_id', s.cashier_id, 'cashier_name', u.name, 'shift_id', s.shift_id, 'note', s.note,
       'subtotal_xaf', s.subtotal_xaf, 'discount_xaf', s.discount_xaf, 'vat_xaf', s.vat_xaf, 'total_xaf', s.total_xaf,
@@ -35,5 +37,5 @@ create or replace function sale_json(p_sale_id uuid) returns jsonb
       'void_reason', s.void_reason, 'voided_at', iso_time(s.voided_at),
       'created_at', iso_time(s.created_at), 'recorded_at', iso_time(s.recorded_at), 'updated_at', iso_time(s.updated_at))
       from sales s left join users u on u.id = s.cashier_id
-     where s.id = p_sale_id
-$$;
+     where s.id = p_sale_id);
+end $$;

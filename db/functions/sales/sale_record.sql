@@ -51,11 +51,11 @@ declare
   change bigint := 0;
   credit bigint := 0;
   open_shift uuid;
-  receipt bigint;
   earned bigint := 0;
   cost_value bigint := 0;
   available numeric;
   journal jsonb := '[]';
+  stock_items jsonb;
   method_total record;
 begin
   -- Two identical requests at once: the second waits here, then finds the first's sale.
@@ -93,13 +93,14 @@ begin
     end if;
   end if;
 
-  -- Lock the tracked products, then their variants, in id order: concurrent baskets sharing products
-  -- queue instead of deadlocking.
+  -- Lock the products, then their variants, in id order: concurrent baskets sharing products queue
+  -- instead of deadlocking. `= any(array(...))`: one primary-key probe per line, whatever the size of
+  -- the shop (`in (select ...)` was planned as a scan of the shop's products).
   perform 1 from products
-   where id in (select (value ->> 'product_id')::uuid from jsonb_array_elements(p_sale -> 'items'))
+   where id = any(array(select (value ->> 'product_id')::uuid from jsonb_array_elements(p_sale -> 'items')))
    order by id for update;
   perform 1 from variants
-   where id in (select (value ->> 'variant_id')::uuid from jsonb_array_elements(p_sale -> 'items'))
+   where id = any(array(select (value ->> 'variant_id')::uuid from jsonb_array_elements(p_sale -> 'items')))
    order by id for update;
 
   -- Resolve each line against the catalogue.
@@ -227,43 +228,59 @@ begin
   end if;
 
   -- Stock: refused beyond on-hand online (unless the shop allows negative stock), never offline.
+  -- One row per item sold (a product, or a variant of it), in the order of its first line.
+  select coalesce(jsonb_agg(jsonb_build_object('product_id', t.product_id, 'variant_id', t.variant_id, 'quantity', t.quantity,
+                                               'first_line', t.first_line, 'on_hand', coalesce(x.on_hand, p.on_hand))
+                            order by t.first_line), '[]')
+    into stock_items
+    from (select (value ->> 'product_id')::uuid as product_id, (value ->> 'variant_id')::uuid as variant_id,
+                 sum((value ->> 'quantity')::numeric) as quantity, min(ordinality - 1)::int as first_line
+            from jsonb_array_elements(lines) with ordinality
+           where (value ->> 'tracked')::boolean
+           group by 1, 2) t
+    join products p on p.id = t.product_id
+    left join variants x on x.id = t.variant_id;
   if not p_offline and not shop.allow_negative_stock then
-    for item in
-      select (value ->> 'product_id')::uuid as product_id, (value ->> 'variant_id')::uuid as variant_id,
-             sum((value ->> 'quantity')::numeric) as quantity, min(ordinality - 1)::int as i
-        from jsonb_array_elements(lines) with ordinality
-       where (value ->> 'tracked')::boolean
-       group by 1, 2
-    loop
-      if item.variant_id is null then
-        select on_hand into available from products where id = item.product_id;
-      else
-        select on_hand into available from variants where id = item.variant_id;
-      end if;
-      if available < item.quantity then
-        perform raise_app_error(422, 'insufficient_stock', format('Only %s in stock.', available), 'items.' || item.i || '.quantity');
-      end if;
-    end loop;
+    select * into item from jsonb_to_recordset(stock_items) as si (first_line int, quantity numeric, on_hand numeric)
+     where si.on_hand < si.quantity order by si.first_line limit 1;
+    if found then
+      perform raise_app_error(422, 'insufficient_stock', format('Only %s in stock.', item.on_hand), 'items.' || item.first_line || '.quantity');
+    end if;
   end if;
 
   open_shift := current_shift_id();
 
-  for item in select value as v, ordinality::int as line_no from jsonb_array_elements(lines) with ordinality loop
-    insert into sale_items (sale_id, line_no, product_id, variant_id, name, quantity, unit_price_xaf, discount_xaf, promotion_id,
-                            promotion_discount_xaf, points_discount_xaf, vat_rate, vat_xaf, total_xaf, cost_xaf,
-                            catalogue_price_xaf, catalogue_vat_rate)
-    values (the_sale, item.line_no, (item.v ->> 'product_id')::uuid, (item.v ->> 'variant_id')::uuid, item.v ->> 'name',
-            (item.v ->> 'quantity')::numeric, (item.v ->> 'unit_price_xaf')::bigint, (item.v ->> 'discount_xaf')::bigint,
-            (item.v ->> 'promotion_id')::uuid, (item.v ->> 'promotion_discount_xaf')::bigint,
-            (item.v ->> 'points_discount_xaf')::bigint, (item.v ->> 'vat_rate')::numeric, (item.v ->> 'vat_xaf')::bigint,
-            (item.v ->> 'total_xaf')::bigint, (item.v ->> 'cost_xaf')::bigint,
-            (item.v ->> 'catalogue_price_xaf')::bigint, (item.v ->> 'catalogue_vat_rate')::numeric);
-    if (item.v ->> 'tracked')::boolean then
-      perform stock_move((item.v ->> 'product_id')::uuid, (item.v ->> 'variant_id')::uuid, 'sale',
-                         -(item.v ->> 'quantity')::numeric, null, 'sale', the_sale);
-      cost_value := cost_value + round((item.v ->> 'quantity')::numeric * (item.v ->> 'cost_xaf')::bigint)::bigint;
-    end if;
-  end loop;
+  -- The basket as sets: one insert of the lines, one of the movements (each line's on_hand_after
+  -- counts the lines of the same item before it), one update of the variants, one of the products.
+  insert into sale_items (sale_id, line_no, product_id, variant_id, name, quantity, unit_price_xaf, discount_xaf, promotion_id,
+                          promotion_discount_xaf, points_discount_xaf, vat_rate, vat_xaf, total_xaf, cost_xaf,
+                          catalogue_price_xaf, catalogue_vat_rate)
+  select the_sale, l.line_no, (l.v ->> 'product_id')::uuid, (l.v ->> 'variant_id')::uuid, l.v ->> 'name',
+         (l.v ->> 'quantity')::numeric, (l.v ->> 'unit_price_xaf')::bigint, (l.v ->> 'discount_xaf')::bigint,
+         (l.v ->> 'promotion_id')::uuid, (l.v ->> 'promotion_discount_xaf')::bigint,
+         (l.v ->> 'points_discount_xaf')::bigint, (l.v ->> 'vat_rate')::numeric, (l.v ->> 'vat_xaf')::bigint,
+         (l.v ->> 'total_xaf')::bigint, (l.v ->> 'cost_xaf')::bigint,
+         (l.v ->> 'catalogue_price_xaf')::bigint, (l.v ->> 'catalogue_vat_rate')::numeric
+    from jsonb_array_elements(lines) with ordinality as l (v, line_no)
+   order by l.line_no;
+  insert into stock_movements (product_id, variant_id, type, quantity, on_hand_after, source_type, source_id, user_id)
+  select m.product_id, m.variant_id, 'sale', -m.quantity,
+         si.on_hand - sum(m.quantity) over (partition by m.product_id, m.variant_id order by m.line_no),
+         'sale', the_sale, app_user_id()
+    from (select (v ->> 'product_id')::uuid as product_id, (v ->> 'variant_id')::uuid as variant_id,
+                 (v ->> 'quantity')::numeric as quantity, line_no
+            from jsonb_array_elements(lines) with ordinality as l (v, line_no)
+           where (v ->> 'tracked')::boolean) m
+    join jsonb_to_recordset(stock_items) as si (product_id uuid, variant_id uuid, on_hand numeric) on si.product_id = m.product_id and si.variant_id is not distinct from m.variant_id
+   order by m.line_no;
+  update variants x set on_hand = x.on_hand - si.quantity
+    from jsonb_to_recordset(stock_items) as si (variant_id uuid, quantity numeric) where x.id = si.variant_id;
+  update products p set on_hand = p.on_hand - t.quantity
+    from (select si.product_id, sum(si.quantity) as quantity
+            from jsonb_to_recordset(stock_items) as si (product_id uuid, quantity numeric) group by si.product_id) t
+   where p.id = t.product_id;
+  select coalesce(sum(round((value ->> 'quantity')::numeric * (value ->> 'cost_xaf')::bigint)), 0)::bigint into cost_value
+    from jsonb_array_elements(lines) where (value ->> 'tracked')::boolean;
 
   insert into sale_payments (sale_id, kind, method, amount_xaf, reference, shift_id, created_at)
   select the_sale, 'payment', value ->> 'method', (value ->> 'amount_xaf')::bigint, value ->> 'reference', open_shift, occurred_at
@@ -304,16 +321,21 @@ begin
       'sale_receipt:' || the_sale);
   end if;
 
-  -- The receipt number last: its counter row stays locked until commit (that is what makes numbers
-  -- gap-free), so every other sale of the shop waits on it; the shorter that wait, the more sales a
-  -- shop's tills get through at once. The lines and payments above refer to this row through
-  -- deferred foreign keys.
-  insert into receipt_counters (shop_id, last_no) values (app_shop_id(), 1)
-  on conflict (shop_id) do update set last_no = receipt_counters.last_no + 1
-  returning last_no into receipt;
+  -- The journal's balance checks now rather than at commit: nothing may come after the counter.
+  set constraints journal_lines_balanced immediate;
+  -- The receipt number last, in one statement with the sale's own row: the counter row stays locked
+  -- until commit (that is what makes numbers gap-free), so every other sale of the shop waits on it;
+  -- nothing but the commit follows it (the API reads the answer after the commit, sale_submit). The
+  -- lines and payments above refer to the sale's row through deferred foreign keys.
+  with counter as (
+    insert into receipt_counters (shop_id, last_no) values (app_shop_id(), 1)
+    on conflict (shop_id) do update set last_no = receipt_counters.last_no + 1
+    returning last_no
+  )
   insert into sales (id, receipt_no, customer_id, device_id, shift_id, note, subtotal_xaf, discount_xaf, vat_xaf, total_xaf,
                      paid_xaf, change_xaf, credit_xaf, points_earned, points_redeemed, offline, request_hash, created_at)
-  values (the_sale, receipt, customer.id, device.id, open_shift, p_sale ->> 'note', subtotal, discounts,
-          vat_total, total, paid, change, credit, earned, redeem, p_offline, p_sale ->> 'request_hash', occurred_at);
+  select the_sale, counter.last_no, customer.id, device.id, open_shift, p_sale ->> 'note', subtotal, discounts,
+         vat_total, total, paid, change, credit, earned, redeem, p_offline, p_sale ->> 'request_hash', occurred_at
+    from counter;
   return jsonb_build_object('id', the_sale, 'replayed', false);
 end $$;
