@@ -30,6 +30,8 @@ interface SyncSource {
   join?: (tx: Tx) => Piece;
   /** Sales are never deleted (a void is a status): they have no deleted_at. */
   softDeletes: boolean;
+  /** Its stock changes are stamped in stock_stamps rather than on the row (db/functions/sync/stock_stamps.sql). */
+  stockStamped?: boolean;
   // Each domain's mapper takes its own row type; the generic query hands it that row.
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   toRecord: (row: any) => object;
@@ -38,9 +40,9 @@ interface SyncSource {
 /** Each entity is served in the shape its own module's API gives it, plus `deleted_at`. */
 const SOURCES: Record<EntityName, SyncSource> = {
   categories: { table: 'categories', alias: 'x', columns: (tx) => tx(CATEGORY_COLUMNS), softDeletes: true, toRecord: toCategoryRecord },
-  products: { table: 'products', alias: 'p', columns: productColumns, softDeletes: true, toRecord: toProductRecord },
+  products: { table: 'products', alias: 'p', columns: productColumns, softDeletes: true, stockStamped: true, toRecord: toProductRecord },
   product_options: { table: 'product_options', alias: 'x', columns: (tx) => tx(OPTION_COLUMNS), softDeletes: true, toRecord: toOptionRecord },
-  variants: { table: 'variants', alias: 'x', columns: (tx) => tx(VARIANT_COLUMNS), softDeletes: true, toRecord: toVariantRecord },
+  variants: { table: 'variants', alias: 'x', columns: (tx) => tx(VARIANT_COLUMNS), softDeletes: true, stockStamped: true, toRecord: toVariantRecord },
   customers: { table: 'customers', alias: 'c', columns: customerColumns, join: withTier, softDeletes: true, toRecord: toCustomerRecord },
   promotions: { table: 'promotions', alias: 'x', columns: (tx) => tx(PROMOTION_COLUMNS), softDeletes: true, toRecord: toPromotionRecord },
   loyalty_tiers: { table: 'loyalty_tiers', alias: 'x', columns: (tx) => tx(TIER_COLUMNS), softDeletes: true, toRecord: toTierRecord },
@@ -66,30 +68,55 @@ export interface EntityPage {
 
 /**
  * One page of an entity after `from`, below the horizon, in (txid, id) order: an index range scan of
- * its (shop_id, txid, id) index. `changedSince`: only rows updated at or after that time.
+ * its (shop_id, txid, id) index. `changedSince`: only rows updated at or after that time. Products and
+ * variants have a second stream of positions, their stock stamps (a stock change stamps there, not on
+ * the row): the page is the first `limit` positions of both streams merged, each stream cut at
+ * `limit + 1` by its own index, so a record changed in either way is served once its change is below
+ * the horizon, never skipped. A record in both streams of one page is served once.
  */
 export async function entityPage(tx: Tx, entity: EntityName, from: Position, horizon: string, limit: number, changedSince: string | null): Promise<EntityPage> {
   const source = SOURCES[entity];
   const t = tx.unsafe(source.alias);
+  // The rows of `source.table` (aliased as the source) a position stream may serve.
+  const servable = (position: Piece) => tx`
+       ${t}.shop_id = app_shop_id()
+       ${from.floor && source.softDeletes ? tx`and (${t}.deleted_at is null or ${position} >= ${from.floor}::xid8)` : tx``}
+       ${changedSince ? tx`and ${t}.updated_at >= ${changedSince}::timestamptz` : tx``}`;
+  const positions = source.stockStamped
+    ? tx`(
+        (select ${t}.txid, ${t}.id from ${tx(source.table)} ${t}
+          where ${servable(tx`${t}.txid`)} and ${t}.txid < ${horizon}::xid8 and (${t}.txid, ${t}.id) > (${from.txid}::xid8, ${from.id}::uuid)
+          order by ${t}.txid, ${t}.id limit ${limit + 1})
+        union all
+        (select st.txid, st.item_id from stock_stamps st join ${tx(source.table)} ${t} on ${t}.id = st.item_id
+          where st.shop_id = app_shop_id() and st.entity = ${source.table}
+            and st.txid < ${horizon}::xid8 and (st.txid, st.item_id) > (${from.txid}::xid8, ${from.id}::uuid)
+            and ${servable(tx`st.txid`)}
+          order by st.txid, st.item_id limit ${limit + 1})
+      ) as position (position_txid, position_id)`
+    : tx`(
+        select ${t}.txid, ${t}.id from ${tx(source.table)} ${t}
+         where ${servable(tx`${t}.txid`)} and ${t}.txid < ${horizon}::xid8 and (${t}.txid, ${t}.id) > (${from.txid}::xid8, ${from.id}::uuid)
+         order by ${t}.txid, ${t}.id limit ${limit + 1}
+      ) as position (position_txid, position_id)`;
   const rows = await tx<{ sync_txid: string; sync_id: string; sync_deleted_at: Date | null }[]>`
     select ${source.columns(tx)},
            ${source.softDeletes ? tx`${t}.deleted_at` : tx`null::timestamptz`} as sync_deleted_at,
-           ${t}.txid::text as sync_txid, ${t}.id as sync_id
-      from ${tx(source.table)} ${t} ${source.join ? source.join(tx) : tx``}
-     where ${t}.shop_id = app_shop_id()
-       and ${t}.txid < ${horizon}::xid8
-       and (${t}.txid, ${t}.id) > (${from.txid}::xid8, ${from.id}::uuid)
-       ${from.floor && source.softDeletes ? tx`and (${t}.deleted_at is null or ${t}.txid >= ${from.floor}::xid8)` : tx``}
-       ${changedSince ? tx`and ${t}.updated_at >= ${changedSince}::timestamptz` : tx``}
-     order by ${t}.txid, ${t}.id
+           position.position_txid::text as sync_txid, position.position_id as sync_id
+      from ${positions}
+      join ${tx(source.table)} ${t} on ${t}.id = position.position_id ${source.join ? source.join(tx) : tx``}
+     order by position.position_txid, position.position_id
      limit ${limit + 1}`;
   const kept = rows.slice(0, limit);
   const last = kept[kept.length - 1];
+  const served = new Set<string>();
   return {
-    records: kept.map(({ sync_txid: _txid, sync_id: _id, sync_deleted_at, ...row }) => ({
-      ...source.toRecord(row),
-      deleted_at: sync_deleted_at?.toISOString() ?? null,
-    })),
+    records: kept
+      .filter((row) => !served.has(row.sync_id) && served.add(row.sync_id))
+      .map(({ sync_txid: _txid, sync_id: _id, sync_deleted_at, ...row }) => ({
+        ...source.toRecord(row),
+        deleted_at: sync_deleted_at?.toISOString() ?? null,
+      })),
     hasMore: rows.length > limit,
     next: last ? { ...from, txid: last.sync_txid, id: last.sync_id } : from,
   };

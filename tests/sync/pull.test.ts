@@ -2,6 +2,7 @@ import t from 'tap';
 import { createCategory, createProduct, postVariant, registerShop, staffedShop, waitFor } from '../support/fixtures.ts';
 import { expectError, expectInvalid, UNAUTHENTICATED } from '../support/replies.ts';
 import { startService } from '../support/service.ts';
+import { productWithVariants } from '../sales/sale-fixtures.ts';
 import { catchUp, emptyReplica, ENTITIES, offlineSale, pairDevice, pull, push, type SyncAuth } from './sync-fixtures.ts';
 
 const api = await startService(t);
@@ -106,6 +107,46 @@ t.test('pages follow the cursor without repeating or skipping a record', async (
   t.equal(received.length, 7, 'no record twice');
   const after = await pull(api, { device: device.token }, { since: cursor! });
   t.strictSame(after.body.data.categories, [], 'nothing new');
+});
+
+t.test('a sale\'s stock change reaches the next pull, product and variant, without restamping their catalogue rows', async (t) => {
+  const { owner, cashier } = await staffedShop(api);
+  const device = await pairDevice(api, owner.token);
+  const plain = await createProduct(api, owner.token, { price_xaf: 500 }, 10);
+  const { product: sized, variants } = await productWithVariants(api, owner.token, { M: { price_xaf: 700, on_hand: 4 } });
+  const first = await pullUntil({ device: device.token }, undefined, (body) => body.data.variants.some((v: any) => v.id === variants.M.id));
+  const stamps = async () =>
+    (await api.ownerSql<{ id: string; txid: string }[]>`select id, txid::text from products where id in (${plain.id}, ${sized.id}) union all select id, txid::text from variants where id = ${variants.M.id} order by 1`);
+  const before = await stamps();
+
+  const sale = await api.request('POST', '/sales', { token: cashier.token, body: {
+    items: [{ product_id: plain.id, quantity: 3 }, { product_id: sized.id, variant_id: variants.M.id, quantity: 1 }],
+    payments: [{ method: 'cash', amount_xaf: 2200 }],
+  } });
+  t.equal(sale.status, 201);
+  t.same(await stamps(), before, 'the catalogue rows keep their sync stamps');
+
+  const next = await pullUntil({ device: device.token }, first.body.cursor, (body) =>
+    body.data.products.some((p: any) => p.id === plain.id) && body.data.products.some((p: any) => p.id === sized.id) &&
+    body.data.variants.some((v: any) => v.id === variants.M.id));
+  t.match(next.body.data.products.find((p: any) => p.id === plain.id), { on_hand: 7 });
+  t.match(next.body.data.products.find((p: any) => p.id === sized.id), { on_hand: 3 });
+  t.match(next.body.data.variants.find((v: any) => v.id === variants.M.id), { on_hand: 3 });
+  t.equal(next.body.data.products.filter((p: any) => p.id === plain.id).length, 1, 'served once');
+});
+
+t.test('a record changed both in the catalogue and in stock in one transaction is served once', async (t) => {
+  const { owner } = await staffedShop(api);
+  const device = await pairDevice(api, owner.token);
+  const product = await createProduct(api, owner.token, { price_xaf: 500 }, 10);
+  const first = await pullUntil({ device: device.token }, undefined, (body) => body.data.products.some((p: any) => p.id === product.id));
+  await api.ownerSql.begin(async (tx) => {
+    await tx`update products set price_xaf = 650 where id = ${product.id}`;
+    await tx`update products set on_hand = on_hand - 1 where id = ${product.id}`;
+  });
+  const next = await pullUntil({ device: device.token }, first.body.cursor, (body) => body.data.products.some((p: any) => p.id === product.id));
+  t.equal(next.body.data.products.filter((p: any) => p.id === product.id).length, 1);
+  t.match(next.body.data.products[0], { id: product.id, price_xaf: 650, on_hand: 9 });
 });
 
 t.test('a change to a record sends it again; a deletion comes back once with deleted_at', async (t) => {

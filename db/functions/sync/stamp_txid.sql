@@ -1,6 +1,9 @@
 -- Synchronised tables carry `txid xid8` stamped by this trigger on insert and update; pulls serve
 -- rows below the snapshot's xmin, paging by (txid, id), so a transaction that commits late is never
--- skipped (CONVENTIONS.md, "Sync cursors"). Every synchronised table is listed below.
+-- skipped (CONVENTIONS.md, "Sync cursors"). Every synchronised table is listed below. An update that
+-- moves a product's or a variant's on_hand is a stock change and nothing else (only stock_move and
+-- the sale procedure write on_hand): it is not stamped here, so that it leaves every index of the
+-- row alone (a HOT update); stock_stamps.sql stamps the item for the pulls instead.
 create or replace function stamp_txid() returns trigger
   language plpgsql
   as $$
@@ -10,9 +13,11 @@ begin
 end $$;
 
 create or replace trigger categories_stamp before update on categories for each row execute function stamp_txid();
-create or replace trigger products_stamp before update on products for each row execute function stamp_txid();
+create or replace trigger products_stamp before update on products
+  for each row when (old.on_hand is not distinct from new.on_hand) execute function stamp_txid();
 create or replace trigger product_options_stamp before update on product_options for each row execute function stamp_txid();
-create or replace trigger variants_stamp before update on variants for each row execute function stamp_txid();
+create or replace trigger variants_stamp before update on variants
+  for each row when (old.on_hand is not distinct from new.on_hand) execute function stamp_txid();
 create or replace trigger customers_stamp before update on customers for each row execute function stamp_txid();
 create or replace trigger loyalty_tiers_stamp before update on loyalty_tiers for each row execute function stamp_txid();
 create or replace trigger promotions_stamp before update on promotions for each row execute function stamp_txid();
