@@ -25,7 +25,7 @@ create or replace function promotion_discounts(p_lines jsonb, p_at timestamptz)
   as $$
     with shop as (
       select (p_at at time zone timezone) as local_at from shops where id = app_shop_id()
-    ), raw as (
+    ), raw as materialized (
       select (l.ordinality - 1)::int as line,
              (l.value ->> 'product_id')::uuid as product_id,
              (l.value ->> 'variant_id')::uuid as variant_id,
@@ -36,7 +36,12 @@ create or replace function promotion_discounts(p_lines jsonb, p_at timestamptz)
         from jsonb_array_elements(p_lines) with ordinality l
     ), lines as (
       select raw.*, least(asked_discount_xaf, greatest(gross_xaf, 0)) as line_discount_xaf,
-             greatest(0, gross_xaf - least(asked_discount_xaf, greatest(gross_xaf, 0))) as net_xaf
+             greatest(0, gross_xaf - least(asked_discount_xaf, greatest(gross_xaf, 0))) as net_xaf,
+             -- One primary-key probe per line. Compared with a column of `raw` (materialized, so that
+             -- it stays a column), not with a cast of the JSON: a cast is not leakproof, so row-level
+             -- security would filter the shop's products first and check the id on each, a scan of
+             -- the shop's products (which the join this replaces was planned as too).
+             (select pr.category_id from products pr where pr.id = raw.product_id) as category_id
         from raw
     ), basket as (
       select coalesce(sum(net_xaf), 0) as total_xaf from lines
@@ -54,7 +59,6 @@ create or replace function promotion_discounts(p_lines jsonb, p_at timestamptz)
     )
     select l.line, l.gross_xaf, l.line_discount_xaf, best.id, coalesce(best.discount_xaf, 0)
       from lines l
-      left join products pr on pr.id = l.product_id
       left join lateral (
         select c.id, c.discount_xaf from (
           select p.id, p.created_at,
@@ -62,7 +66,7 @@ create or replace function promotion_discounts(p_lines jsonb, p_at timestamptz)
             from live p
            where (cardinality(p.product_ids) + cardinality(p.category_ids) + cardinality(p.variant_ids) = 0
                   or l.product_id = any (p.product_ids)
-                  or pr.category_id = any (p.category_ids)
+                  or l.category_id = any (p.category_ids)
                   or l.variant_id = any (p.variant_ids))
              and (p.kind = 'buy_x_get_y' or l.quantity >= p.min_quantity)
         ) c

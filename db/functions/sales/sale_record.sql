@@ -56,6 +56,8 @@ declare
   available numeric;
   journal jsonb := '[]';
   stock_items jsonb;
+  product_ids uuid[];
+  variant_ids uuid[];
   method_total record;
 begin
   -- Two identical requests at once: the second waits here, then finds the first's sale.
@@ -95,13 +97,12 @@ begin
 
   -- Lock the products, then their variants, in id order: concurrent baskets sharing products queue
   -- instead of deadlocking. `= any(array(...))`: one primary-key probe per line, whatever the size of
-  -- the shop (`in (select ...)` was planned as a scan of the shop's products).
-  perform 1 from products
-   where id = any(array(select (value ->> 'product_id')::uuid from jsonb_array_elements(p_sale -> 'items')))
-   order by id for update;
-  perform 1 from variants
-   where id = any(array(select (value ->> 'variant_id')::uuid from jsonb_array_elements(p_sale -> 'items')))
-   order by id for update;
+  -- the shop (`in (select ...)` was planned as a scan of the shop's products). Every statement below
+  -- that reads products or variants names them by these arrays for the same reason.
+  product_ids := array(select (value ->> 'product_id')::uuid from jsonb_array_elements(p_sale -> 'items'));
+  variant_ids := array(select (value ->> 'variant_id')::uuid from jsonb_array_elements(p_sale -> 'items'));
+  perform 1 from products where id = any(product_ids) order by id for update;
+  perform 1 from variants where id = any(variant_ids) order by id for update;
 
   -- Resolve each line against the catalogue.
   for item in select value as v, (ordinality - 1)::int as i from jsonb_array_elements(p_sale -> 'items') with ordinality loop
@@ -238,8 +239,8 @@ begin
             from jsonb_array_elements(lines) with ordinality
            where (value ->> 'tracked')::boolean
            group by 1, 2) t
-    join products p on p.id = t.product_id
-    left join variants x on x.id = t.variant_id;
+    join products p on p.id = t.product_id and p.id = any(product_ids)
+    left join variants x on x.id = t.variant_id and x.id = any(variant_ids);
   if not p_offline and not shop.allow_negative_stock then
     select * into item from jsonb_to_recordset(stock_items) as si (first_line int, quantity numeric, on_hand numeric)
      where si.on_hand < si.quantity order by si.first_line limit 1;
@@ -274,11 +275,12 @@ begin
     join jsonb_to_recordset(stock_items) as si (product_id uuid, variant_id uuid, on_hand numeric) on si.product_id = m.product_id and si.variant_id is not distinct from m.variant_id
    order by m.line_no;
   update variants x set on_hand = x.on_hand - si.quantity
-    from jsonb_to_recordset(stock_items) as si (variant_id uuid, quantity numeric) where x.id = si.variant_id;
+    from jsonb_to_recordset(stock_items) as si (variant_id uuid, quantity numeric)
+   where x.id = si.variant_id and x.id = any(variant_ids);
   update products p set on_hand = p.on_hand - t.quantity
     from (select si.product_id, sum(si.quantity) as quantity
             from jsonb_to_recordset(stock_items) as si (product_id uuid, quantity numeric) group by si.product_id) t
-   where p.id = t.product_id;
+   where p.id = t.product_id and p.id = any(product_ids);
   select coalesce(sum(round((value ->> 'quantity')::numeric * (value ->> 'cost_xaf')::bigint)), 0)::bigint into cost_value
     from jsonb_array_elements(lines) where (value ->> 'tracked')::boolean;
 

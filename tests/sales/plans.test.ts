@@ -1,0 +1,87 @@
+/**
+ * Every statement of the sale, void, refund and stock procedures (and the pricing, loyalty, journal
+ * and shift lookups they call) reads rows bounded by the basket, never by the size of the shop: in a
+ * shop of 3,000 products, 1,000 customers and 150 earlier sales, no scan of any table reads more than
+ * BOUND rows. What is counted is what PostgreSQL did (auto_explain with actual rows, tests/support/
+ * plans.ts), on the generic plans PL/pgSQL settles on after five calls as well as the first ones.
+ */
+import t, { type Test } from 'tap';
+import { planSession, type TableRead } from '../support/plans.ts';
+import { startService } from '../support/service.ts';
+import { createCustomer, createPromotion, productWithVariants, staffedShop } from './sale-fixtures.ts';
+
+const api = await startService(t);
+/** Rows a scan may read for a 6-line basket: its lines, their payments and journal lines, a few tiers and promotions. */
+const BOUND = 40;
+const PRODUCTS = 3000;
+
+const { owner, manager } = await staffedShop(api);
+const shopId: string = owner.shop.id;
+const { product: sized, variants } = await productWithVariants(api, owner.token, { S: { price_xaf: 400, on_hand: 1000 }, L: { price_xaf: 450, on_hand: 1000 } });
+const customer = await createCustomer(api, owner.token, { email: 'awa@example.cm', credit_ceiling_xaf: 1_000_000 });
+await createPromotion(api, owner.token, { kind: 'percent', value: 10, product_ids: [sized.id] }).catch(() => undefined);
+// The shop's size, written straight in as the owner: the catalogue and the customers.
+await api.ownerSql`
+  insert into products (shop_id, name, price_xaf, vat_rate, on_hand)
+  select ${shopId}, 'Produit ' || i, 100 + i, 19.25, 1000000 from generate_series(1, ${PRODUCTS}) i`;
+await api.ownerSql`
+  insert into customers (shop_id, name, phone) select ${shopId}, 'Client ' || i, '+237 6' || lpad(i::text, 8, '0') from generate_series(1, 1000) i`;
+const productIds = (await api.ownerSql<{ id: string }[]>`select id from products where shop_id = ${shopId} and name ~ '^Produit [0-9]+$'`).map((row) => row.id);
+
+function basket(i: number, withCustomer: boolean) {
+  const items = Array.from({ length: 5 }, (_, k) => ({ product_id: productIds[(i * 7 + k * 613) % productIds.length]!, quantity: 1 + (k % 2) }));
+  return {
+    id: crypto.randomUUID(),
+    request_hash: `plans-${i}`,
+    created_at: null,
+    customer_id: withCustomer ? customer.id : null,
+    items: [...items, { product_id: sized.id, variant_id: variants.S.id, quantity: 1 }],
+    payments: withCustomer ? [{ method: 'cash', amount_xaf: 1000 }] : [{ method: 'cash', amount_xaf: 1_000_000 }],
+  };
+}
+
+// Earlier sales (their lines, movements, journal and payments), then fresh statistics.
+await api.appSql.begin(async (tx) => {
+  await tx`select set_config('app.shop_id', ${shopId}, true), set_config('app.user_id', ${manager.user.id}, true)`;
+  for (let i = 0; i < 150; i++) await tx`select sale_record(${tx.json(basket(i, i % 3 === 0))}, false)`;
+});
+await api.ownerSql`analyze`;
+
+const session = await planSession(api.runtime.ownerUrl);
+t.teardown(() => session.end());
+
+/**
+ * Reads bounded by something other than the basket, each with its reason. customer_tier sums the
+ * customer's points of the last 12 months: bounded by that customer's year (here 50 sales), not by
+ * the shop; a monthly running total would make it 12 rows.
+ */
+const KNOWN: { table: string; statement: RegExp }[] = [{ table: 'loyalty_points', statement: /from loyalty_tiers t/ }];
+
+function expectBounded(t: Test, all: TableRead[], what: string): void {
+  t.ok(all.length > 0, `${what}: plans were collected`);
+  const reads = all.filter((read) => !KNOWN.some((known) => known.table === read.table && known.statement.test(read.statement)));
+  const worst = reads.reduce((max, read) => (read.rows > max.rows ? read : max), reads[0]!);
+  const over = reads.filter((read) => read.rows > BOUND);
+  t.same(over.map((read) => `${read.table} (${read.node}, ${read.rows} rows) in: ${read.statement.replace(/\s+/g, " ").slice(0, 400)}`), [], `${what}: at most ${BOUND} rows per scan (most: ${worst.rows} of ${worst.table})`);
+}
+
+t.test('a sale, its answer, a void, a refund and an adjustment read rows bounded by the basket, not the shop', async (t) => {
+  const sales: string[] = [];
+  for (let i = 0; i < 7; i++) {
+    const sale = basket(1000 + i, i % 2 === 0);
+    expectBounded(t, await session.reads(shopId, manager.user.id, (tx) => tx`select sale_submit(${shopId}, ${manager.user.id}, ${tx.json(sale)})`), `sale ${i + 1}`);
+    expectBounded(t, await session.reads(shopId, manager.user.id, (tx) => tx`select sale_read(${shopId}, ${manager.user.id}, ${sale.id})`), `answer ${i + 1}`);
+    sales.push(sale.id);
+  }
+  for (const [i, id] of sales.slice(0, 3).entries()) {
+    expectBounded(t, await session.reads(shopId, manager.user.id, (tx) => tx`select sale_void(${id}, 'erreur')`), `void ${i + 1}`);
+  }
+  for (const [i, id] of sales.slice(3).entries()) {
+    const [item] = await api.ownerSql<{ id: string }[]>`select id from sale_items where sale_id = ${id} order by line_no limit 1`;
+    const items = [{ sale_item_id: item!.id, quantity: 1 }];
+    expectBounded(t, await session.reads(shopId, manager.user.id, (tx) => tx`select sale_refund(${id}, 'cash', 'abîmé', ${tx.json(items)})`), `refund ${i + 1}`);
+  }
+  for (let i = 0; i < 7; i++) {
+    expectBounded(t, await session.reads(shopId, manager.user.id, (tx) => tx`select stock_adjust(${productIds[i]!}, null, ${500 + i}, 'recount')`), `adjustment ${i + 1}`);
+  }
+});
