@@ -5,9 +5,11 @@
 -- the session is over (logged out, revoked, expired) or the user is gone.
 create or replace function session_caller(p_session_id uuid, p_user_id uuid, p_shop_id uuid)
   returns table (kind text, shop_id uuid, role text, trial_ends_at timestamptz, subscription_ends_at timestamptz)
-  language sql stable security definer
+  language plpgsql stable security definer
   set search_path = pg_catalog, public
   as $$
+begin
+  return query
     select u.kind, u.shop_id, u.role, sh.trial_ends_at, sh.subscription_ends_at
       from sessions s
       join users u on u.id = s.user_id
@@ -17,5 +19,5 @@ create or replace function session_caller(p_session_id uuid, p_user_id uuid, p_s
        and s.revoked_at is null
        and s.expires_at > now()
        and u.deleted_at is null
-       and u.shop_id is not distinct from p_shop_id
-$$;
+       and u.shop_id is not distinct from p_shop_id;
+end $$;

@@ -23,13 +23,14 @@ end $$;
 -- A change of stock value: a loss (p_value_xaf < 0) debits 6031 and credits 31; a gain the reverse.
 create or replace function journal_post_stock_change(p_source_type text, p_source_id uuid, p_memo text, p_value_xaf bigint)
   returns uuid
-  language sql volatile
+  language plpgsql volatile
   as $$
-    select journal_post(p_source_type, p_source_id, p_memo,
+begin
+  return journal_post(p_source_type, p_source_id, p_memo,
       case when p_value_xaf < 0
         then jsonb_build_array(jsonb_build_object('account', '6031', 'debit_xaf', -p_value_xaf),
                                jsonb_build_object('account', '31', 'credit_xaf', -p_value_xaf))
         else jsonb_build_array(jsonb_build_object('account', '31', 'debit_xaf', p_value_xaf),
                                jsonb_build_object('account', '6031', 'credit_xaf', p_value_xaf))
-      end)
-$$;
+      end);
+end $$;

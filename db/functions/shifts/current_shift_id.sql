@@ -2,7 +2,11 @@
 -- for whatever is being attached to it (a sale, a cash movement, an expense) and then counts it, and
 -- nothing is attached to a shift that a concurrent close has just closed. Null when none is open.
 create or replace function current_shift_id() returns uuid
-  language sql volatile
+  language plpgsql volatile
   as $$
-    select id from shifts where user_id = app_user_id() and status = 'open' for share
-$$;
+declare
+  shift uuid;
+begin
+  select id into shift from shifts where user_id = app_user_id() and status = 'open' for share;
+  return shift;
+end $$;

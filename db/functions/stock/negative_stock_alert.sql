@@ -14,5 +14,6 @@ begin
   return null;
 end $$;
 
+-- The WHEN clause spares the function call for the movements that stay at or above zero (nearly all).
 create or replace trigger stock_movements_alert_negative after insert on stock_movements
-  for each row execute function stock_movements_alert_negative();
+  for each row when (new.on_hand_after < 0) execute function stock_movements_alert_negative();
