@@ -331,7 +331,7 @@ function checkPlan(plan: string[]): { scan: string | null; indexCond: string | n
   else if (!indexCond || !/ROW\(.*txid.*id\) > ROW\(/.test(indexCond)) problems.push('the row comparison (txid, id) > (...) is not an index condition');
   const seq = plan.find((line) => /Seq Scan on products\b/.test(line));
   if (seq) problems.push(`a sequential scan of products: ${tidy(seq)}`);
-  const sort = plan.find((line) => /^\s*(->\s*)?(Incremental )?Sort\b/.test(line));
+  const sort = plan.find((line) => /^\s*(->\s*)?(Incremental )?Sort\s+\(/.test(line));
   if (sort) problems.push(`a sort: ${tidy(sort)}`);
   return { scan, indexCond, problems };
 }
