@@ -19,8 +19,8 @@ revoke delete on stock_stamps from pos_app;
 
 -- Room on each page for the next version of a row, so that an update of on_hand stays on its page
 -- (a HOT update needs free space where the row is). Applies to pages written from now on.
-alter table products set (fillfactor = 85);
-alter table variants set (fillfactor = 85);
+alter table products set (fillfactor = 70);
+alter table variants set (fillfactor = 70);
 
 -- The same columns as the unique key sale_items_sale_id_line_no_key: every line of every sale paid
 -- for a second copy of one index.
