@@ -44,6 +44,8 @@ const LINES = 5;
 const PRODUCTS = 2_000;
 /** Products of each of the 16 one-till shops of phase (b). */
 const SMALL_SHOP_PRODUCTS = 500;
+/** Earlier sales of each shop, recorded before the load (seedHistory). */
+const HISTORY_SALES = 300;
 const OPENING_STOCK = 100_000;
 /** The app's pool: one connection per client, so the app is not the one queueing. */
 const POOL_MAX = Math.round(positiveNumber('BENCH_POOL_MAX', CLIENTS));
@@ -401,6 +403,24 @@ async function seedShop(baseUrl: string, sql: Sql, name: string, products: numbe
   return { shopId: shop.shopId, ownerEmail, products: catalogue };
 }
 
+/**
+ * Earlier sales of a shop, recorded by the sale procedure itself (sale_record, as its owner): a shop
+ * in service has a history, and the planner's statistics should know its sales, lines and journal
+ * the way they will in production, not the empty tables of a fresh database.
+ */
+async function seedHistory(sql: Sql, shopId: string, userId: string, sales: number): Promise<void> {
+  await sql.begin(async (tx) => {
+    await tx`select set_config('app.shop_id', ${shopId}, true), set_config('app.user_id', ${userId}, true)`;
+    await tx`
+      select count(sale_record(jsonb_build_object(
+               'id', gen_random_uuid(), 'request_hash', 'history', 'created_at', now() - interval '1 day',
+               'items', (select jsonb_agg(jsonb_build_object('product_id', p.id, 'quantity', 1))
+                           from (select id from products where shop_id = ${shopId}::uuid and g > 0 order by random() limit ${LINES}) p),
+               'payments', jsonb_build_array(jsonb_build_object('method', 'cash', 'amount_xaf', 1000000))), false))
+        from generate_series(1, ${sales}::int) g`;
+  });
+}
+
 /** Opens a shift for each till through the API (their sales are attached to it). */
 async function openShifts(baseUrl: string, tills: Cashier[]): Promise<void> {
   for (const till of tills) {
@@ -477,7 +497,9 @@ async function httpPhase(label: string, baseUrl: string, tills: Cashier[]): Prom
     }
   }
   const checked: string[] = [];
-  for (const [shopId, done] of load.perShop) checked.push(await checkLedger(ownerSql!, shopId, done.sales, done.lines));
+  for (const [shopId, done] of load.perShop) {
+    checked.push(await checkLedger(ownerSql!, shopId, HISTORY_SALES + done.sales, HISTORY_SALES * LINES + done.lines));
+  }
   say(`  checked      ${checked.length === 1 ? checked[0] : `each of the ${checked.length} shops: ${checked[0]} (the first shop; the others alike)`}`);
   return { salesPerSecond, p50, p99, postgresCpuPerSale };
 }
@@ -526,6 +548,14 @@ async function ceilingPhase(label: string, tills: Cashier[], productsPerShop: nu
     `${postgresCpuPerSale === null ? 'n/a' : `${postgresCpuPerSale.toFixed(2)} ms CPU per sale`}`);
   return { salesPerSecond: tps, postgresCpuPerSale, latency: `${latency} ms` };
 }
+
+/** Index entries read so far, by index (pg_stat_user_indexes): what a statement bounded by the basket keeps small. */
+const indexReads = async (sql: Sql): Promise<Map<string, number>> => {
+  await sql`select pg_stat_clear_snapshot()`;
+  const rows = await sql<{ name: string; reads: number }[]>`
+    select relname || '.' || indexrelname as name, idx_tup_read::int8 as reads from pg_stat_user_indexes`;
+  return new Map(rows.map((row) => [row.name, row.reads]));
+};
 
 type UpdateCounts = Map<string, { updates: number; hot: number }>;
 const updateCounts = async (sql: Sql): Promise<UpdateCounts> => {
@@ -586,6 +616,7 @@ async function main(): Promise<void> {
     const shop = await seedShop(baseUrl, ownerSql, `Boutique Bench ${i}`, SMALL_SHOP_PRODUCTS);
     tillsB.push({ ...(await login(baseUrl, shop.ownerEmail, 'Caisse')), shopId: shop.shopId, products: shop.products });
   }
+  for (const till of [tillsA[0]!, ...tillsB]) await seedHistory(ownerSql, till.shopId, till.userId, HISTORY_SALES);
   await openShifts(baseUrl, [...tillsA, ...tillsB]);
   await ownerSql`vacuum (analyze)`;
   // What the pgbench clients of the ceiling phases pick from (the owner's tables, read by pos_app).
@@ -594,7 +625,8 @@ async function main(): Promise<void> {
   await ownerSql`insert into bench_products select shop_id, row_number() over (partition by shop_id order by id), id from products`;
   await ownerSql.unsafe(`grant select on bench_tills, bench_products to ${APP_DB_ROLE}`);
   say(`  seeded       shop A: ${count(PRODUCTS)} products and ${CLIENTS} cashiers; shops B1..B${CLIENTS}: ${count(SMALL_SHOP_PRODUCTS)} products ` +
-    `and their owner as till; ${count(OPENING_STOCK)} in stock each (one adjustment movement per product); a shift open for every till; ` +
+    `and their owner as till; ${count(OPENING_STOCK)} in stock each (one adjustment movement per product); ${HISTORY_SALES} earlier ` +
+    `${LINES}-line sales per shop (sale_record, before any shift); a shift open for every till; ` +
     `in ${ms(performance.now() - seedStarted)}, then VACUUM ANALYZE`);
 
   probeSql = postgres(ownerUrl, { max: 1, onnotice: () => {}, connection: { application_name: 'pos-bench-probe' } });
@@ -613,9 +645,22 @@ async function main(): Promise<void> {
     say(`pgbench: not found ("${PGBENCH}" cannot be run; install the PostgreSQL client tools or set PGBENCH): the HTTP figures alone`);
   } else {
     say(pgbenchVersion);
+    // Index reads are counted over these phases only: the ledger checks of the HTTP phases read whole shops.
+    const indexReadsBefore = await indexReads(probeSql);
+    const salesBefore = Number((await probeSql<{ n: number }[]>`select count(*)::int as n from sales`)[0]!.n);
     ceilingA = await ceilingPhase('c, for a', tillsA, PRODUCTS);
     ceilingB = await ceilingPhase('c, for b', tillsB, SMALL_SHOP_PRODUCTS);
     await sessionsGone(probeSql);
+    const indexReadsAfter = await indexReads(probeSql);
+    const salesDone = Number((await probeSql<{ n: number }[]>`select count(*)::int as n from sales`)[0]!.n) - salesBefore;
+    say();
+    say(`Index entries read per sale in the ceiling phases (pg_stat_user_indexes, ${count(salesDone)} sales), the most read:`);
+    for (const [name, reads] of [...indexReadsAfter.entries()]
+      .map(([name, after]) => [name, after - (indexReadsBefore.get(name) ?? 0)] as const)
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 8)) {
+      say(`  ${name.padEnd(52)} ${(reads / Math.max(1, salesDone)).toFixed(1).padStart(8)}`);
+    }
   }
   // Every table updated during the sales (HTTP and pgbench): how many of its updates were HOT.
   const updatesAfter = await updateCounts(probeSql);

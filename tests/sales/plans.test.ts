@@ -6,6 +6,7 @@
  * plans.ts), on the generic plans PL/pgSQL settles on after five calls as well as the first ones.
  */
 import t, { type Test } from 'tap';
+import { registerShop } from '../support/fixtures.ts';
 import { planSession, type TableRead } from '../support/plans.ts';
 import { startService } from '../support/service.ts';
 import { createCustomer, createPromotion, productWithVariants, staffedShop } from './sale-fixtures.ts';
@@ -26,6 +27,15 @@ await api.ownerSql`
   select ${shopId}, 'Produit ' || i, 100 + i, 19.25, 1000000 from generate_series(1, ${PRODUCTS}) i`;
 await api.ownerSql`
   insert into customers (shop_id, name, phone) select ${shopId}, 'Client ' || i, '+237 6' || lpad(i::text, 8, '0') from generate_series(1, 1000) i`;
+// Other shops of the same size: the shop's own rows are then a small part of each table, as on a
+// server of many shops, and a plan that reads the whole shop to narrow a probe (a bitmap AND with a
+// shop_id index) shows.
+for (let other = 0; other < 4; other++) {
+  const { shop } = await registerShop(api);
+  await api.ownerSql`
+    insert into products (shop_id, name, price_xaf, vat_rate, on_hand)
+    select ${shop.id}, 'Article ' || i, 100 + i, 19.25, 1000000 from generate_series(1, ${PRODUCTS}) i`;
+}
 const productIds = (await api.ownerSql<{ id: string }[]>`select id from products where shop_id = ${shopId} and name ~ '^Produit [0-9]+$'`).map((row) => row.id);
 
 function basket(i: number, withCustomer: boolean) {

@@ -2,6 +2,7 @@ import postgres from 'postgres';
 
 /** What one scan of a table read while a statement ran: rows returned plus rows filtered out, all loops. */
 export interface TableRead {
+  /** The table, or the index of a bitmap index scan. */
   table: string;
   node: string;
   rows: number;
@@ -12,6 +13,7 @@ export interface TableRead {
 interface PlanNode {
   'Node Type': string;
   'Relation Name'?: string;
+  'Index Name'?: string;
   'Actual Rows'?: number;
   'Actual Loops'?: number;
   'Rows Removed by Filter'?: number;
@@ -20,9 +22,12 @@ interface PlanNode {
 }
 
 function readsOf(node: PlanNode, statement: string, into: TableRead[]): TableRead[] {
-  if (node['Relation Name']) {
+  // A bitmap index scan names no table: it is counted under its index (what it read feeds a heap scan
+  // or a BitmapAnd, which may keep few of them).
+  const relation = node['Relation Name'] ?? (node['Node Type'] === 'Bitmap Index Scan' ? node['Index Name'] : undefined);
+  if (relation) {
     const perLoop = (node['Actual Rows'] ?? 0) + (node['Rows Removed by Filter'] ?? 0) + (node['Rows Removed by Index Recheck'] ?? 0);
-    into.push({ table: node['Relation Name'], node: node['Node Type'], rows: perLoop * (node['Actual Loops'] ?? 1), statement });
+    into.push({ table: relation, node: node['Node Type'], rows: perLoop * (node['Actual Loops'] ?? 1), statement });
   }
   for (const child of node.Plans ?? []) readsOf(child, statement, into);
   return into;

@@ -62,6 +62,10 @@ declare
   stock_items jsonb;
   product_ids uuid[];
   variant_ids uuid[];
+  moved_products uuid[];
+  moved_product_quantities numeric[];
+  moved_variants uuid[];
+  moved_variant_quantities numeric[];
   method_total record;
 begin
   -- Two identical requests at once: the second waits here, then finds the first's sale.
@@ -100,13 +104,14 @@ begin
   end if;
 
   -- Lock the products, then their variants, in id order: concurrent baskets sharing products queue
-  -- instead of deadlocking. `= any(array(...))`: one primary-key probe per line, whatever the size of
-  -- the shop (`in (select ...)` was planned as a scan of the shop's products). Every statement below
-  -- that reads products or variants names them by these arrays for the same reason.
+  -- instead of deadlocking. A join of the basket's ids with the table: one primary-key probe per line,
+  -- whatever the size of the shop (`in (select ...)` was planned as a scan of the shop's products, and
+  -- `id = any(ids)` as a bitmap AND with the shop's whole shop_id index). Every statement below that
+  -- reads or writes products or variants reaches them the same way, by primary key from the basket.
   product_ids := array(select (value ->> 'product_id')::uuid from jsonb_array_elements(p_sale -> 'items'));
   variant_ids := array(select (value ->> 'variant_id')::uuid from jsonb_array_elements(p_sale -> 'items'));
-  perform 1 from products where id = any(product_ids) order by id for update;
-  perform 1 from variants where id = any(variant_ids) order by id for update;
+  perform 1 from unnest(product_ids) as basket (id) join products p on p.id = basket.id order by p.id for update of p;
+  perform 1 from unnest(variant_ids) as basket (id) join variants x on x.id = basket.id order by x.id for update of x;
 
   -- Resolve each line against the catalogue.
   for item in select value as v, (ordinality - 1)::int as i from jsonb_array_elements(p_sale -> 'items') with ordinality loop
@@ -235,16 +240,16 @@ begin
   -- Stock: refused beyond on-hand online (unless the shop allows negative stock), never offline.
   -- One row per item sold (a product, or a variant of it), in the order of its first line.
   select coalesce(jsonb_agg(jsonb_build_object('product_id', t.product_id, 'variant_id', t.variant_id, 'quantity', t.quantity,
-                                               'first_line', t.first_line, 'on_hand', coalesce(x.on_hand, p.on_hand))
+                                               'first_line', t.first_line,
+                                               'on_hand', coalesce((select x.on_hand from variants x where x.id = t.variant_id),
+                                                                   (select p.on_hand from products p where p.id = t.product_id)))
                             order by t.first_line), '[]')
     into stock_items
     from (select (value ->> 'product_id')::uuid as product_id, (value ->> 'variant_id')::uuid as variant_id,
                  sum((value ->> 'quantity')::numeric) as quantity, min(ordinality - 1)::int as first_line
             from jsonb_array_elements(lines) with ordinality
            where (value ->> 'tracked')::boolean
-           group by 1, 2) t
-    join products p on p.id = t.product_id and p.id = any(product_ids)
-    left join variants x on x.id = t.variant_id and x.id = any(variant_ids);
+           group by 1, 2) t;
   if not p_offline and not shop.allow_negative_stock then
     select * into item from jsonb_to_recordset(stock_items) as si (first_line int, quantity numeric, on_hand numeric)
      where si.on_hand < si.quantity order by si.first_line limit 1;
@@ -278,13 +283,15 @@ begin
            where (v ->> 'tracked')::boolean) m
     join jsonb_to_recordset(stock_items) as si (product_id uuid, variant_id uuid, on_hand numeric) on si.product_id = m.product_id and si.variant_id is not distinct from m.variant_id
    order by m.line_no;
-  update variants x set on_hand = x.on_hand - si.quantity
-    from jsonb_to_recordset(stock_items) as si (variant_id uuid, quantity numeric)
-   where x.id = si.variant_id and x.id = any(variant_ids);
-  update products p set on_hand = p.on_hand - t.quantity
-    from (select si.product_id, sum(si.quantity) as quantity
-            from jsonb_to_recordset(stock_items) as si (product_id uuid, quantity numeric) group by si.product_id) t
-   where p.id = t.product_id and p.id = any(product_ids);
+  select array_agg(si.variant_id), array_agg(si.quantity) into moved_variants, moved_variant_quantities
+    from jsonb_to_recordset(stock_items) as si (variant_id uuid, quantity numeric) where si.variant_id is not null;
+  select array_agg(si.product_id), array_agg(si.quantity) into moved_products, moved_product_quantities
+    from (select r.product_id, sum(r.quantity) as quantity
+            from jsonb_to_recordset(stock_items) as r (product_id uuid, quantity numeric) group by r.product_id) si;
+  update variants x set on_hand = x.on_hand - moved.quantity
+    from unnest(moved_variants, moved_variant_quantities) as moved (id, quantity) where x.id = moved.id;
+  update products p set on_hand = p.on_hand - moved.quantity
+    from unnest(moved_products, moved_product_quantities) as moved (id, quantity) where p.id = moved.id;
   select coalesce(sum(round((value ->> 'quantity')::numeric * (value ->> 'cost_xaf')::bigint)), 0)::bigint into cost_value
     from jsonb_array_elements(lines) where (value ->> 'tracked')::boolean;
 
