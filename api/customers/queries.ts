@@ -74,14 +74,19 @@ export async function listCustomers(
   limit: number,
   after: readonly [string, string] | null,
 ): Promise<CustomerRow[]> {
+  // The page's ids first, then the columns (the tier is a sum per customer) of those rows only.
   return tx<CustomerRow[]>`
-    select ${customerColumns(tx)} from customers c ${withTier(tx)}
-     where c.shop_id = app_shop_id() and c.deleted_at is null
-       ${filters.q ? tx`and c.id in (select id from customers_matching(${filters.q}))` : tx``}
-       ${filters.owing === true ? tx`and c.balance_xaf > 0` : filters.owing === false ? tx`and c.balance_xaf = 0` : tx``}
-       ${after ? tx`and (c.name, c.id) > (${after[0]}, ${after[1]}::uuid)` : tx``}
-     order by c.name, c.id
-     limit ${limit + 1}`;
+    with page as (
+      select c.id, c.name from customers c
+       where c.shop_id = app_shop_id() and c.deleted_at is null
+         ${filters.q ? tx`and c.id in (select id from customers_matching(${filters.q}))` : tx``}
+         ${filters.owing === true ? tx`and c.balance_xaf > 0` : filters.owing === false ? tx`and c.balance_xaf = 0` : tx``}
+         ${after ? tx`and (c.name, c.id) > (${after[0]}, ${after[1]}::uuid)` : tx``}
+       order by c.name, c.id
+       limit ${limit + 1}
+    )
+    select ${customerColumns(tx)} from page join customers c on c.id = page.id ${withTier(tx)}
+     order by page.name, page.id`;
 }
 
 /** A new customer; `id` when the client chose it (a till's offline customer). */

@@ -42,7 +42,10 @@ export type UpdateCustomerBody = z.infer<typeof UpdateCustomerBody>;
 export const CustomerListQuery = ListQuery.extend({
   q: Text.trim().max(160).optional().transform((q) => q || undefined).openapi({
     param: { name: 'q', in: 'query' },
-    description: 'Accent-insensitive name, phone prefix, or exact card number. Empty: no filter.',
+    description:
+      'Accent-insensitive part of the name, or exactly the card number, or, when `q` looks like a phone number (digits, spaces, `+`, `-`, `.`, parentheses), ' +
+      'the first digits of the number compared digits only, the country code optional: a customer saved as `+237 699 00 01 11` is found by `699000111`, ' +
+      '`699 00 01 11`, `6990` and `+237 699` (a number saved as `+...` or `00...` is also compared without its 3-digit country code). Empty: no filter.',
   }),
   owing: QueryBoolean.optional().openapi({
     param: { name: 'owing', in: 'query' },

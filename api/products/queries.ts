@@ -122,18 +122,24 @@ export async function listProducts(
            where c.shop_id = app_shop_id() and c.kind in ('sku', 'barcode') and c.code = ${q} and v.product_id = p.id
            limit 1)`
     : tx`null::jsonb`;
+  // The page's ids first, then the columns of those rows only: the record's subqueries (has_variants,
+  // the scanned variant) run for the page, not for every match of a common name.
   return tx<(ProductRow & { matched_variant: VariantRecord | null })[]>`
+    with page as (
+      select p.id, p.name from products p ${matches}
+       where p.shop_id = app_shop_id() and p.deleted_at is null
+         ${filters.category_id ? tx`and p.category_id = ${filters.category_id}` : tx``}
+         ${filters.active !== undefined ? tx`and p.active = ${filters.active}` : tx``}
+         ${filters.tracked !== undefined ? tx`and p.tracked = ${filters.tracked}` : tx``}
+         ${filters.low_stock === true ? tx`and p.tracked and p.on_hand <= p.reorder_level` : tx``}
+         ${filters.low_stock === false ? tx`and not (p.tracked and p.on_hand <= p.reorder_level)` : tx``}
+         ${after ? tx`and (p.name, p.id) > (${after[0]}, ${after[1]}::uuid)` : tx``}
+       order by p.name, p.id
+       limit ${limit + 1}
+    )
     select ${productColumns(tx)}, ${scanned} as matched_variant
-      from products p ${matches}
-     where p.shop_id = app_shop_id() and p.deleted_at is null
-       ${filters.category_id ? tx`and p.category_id = ${filters.category_id}` : tx``}
-       ${filters.active !== undefined ? tx`and p.active = ${filters.active}` : tx``}
-       ${filters.tracked !== undefined ? tx`and p.tracked = ${filters.tracked}` : tx``}
-       ${filters.low_stock === true ? tx`and p.tracked and p.on_hand <= p.reorder_level` : tx``}
-       ${filters.low_stock === false ? tx`and not (p.tracked and p.on_hand <= p.reorder_level)` : tx``}
-       ${after ? tx`and (p.name, p.id) > (${after[0]}, ${after[1]}::uuid)` : tx``}
-     order by p.name, p.id
-     limit ${limit + 1}`;
+      from page join products p on p.id = page.id
+     order by page.name, page.id`;
 }
 
 export async function createProduct(tx: Tx, product: CreateProductBody & { vat_rate: number }): Promise<ProductRecord> {

@@ -208,6 +208,22 @@ t.test('the search finds a phone number by its beginning', async (t) => {
   t.strictSame(await search(owner.token, '001122'), [], 'the middle of a number is not a prefix');
 });
 
+t.test('the search finds a phone number by its digits, with or without spaces and country code', async (t) => {
+  const owner = await registerShop(api);
+  await createCustomer(api, owner.token, { name: 'Awa', phone: '+237 699 00 01 11' });
+  await createCustomer(api, owner.token, { name: 'Binta', phone: '00237 677-44-55-66' });
+  await createCustomer(api, owner.token, { name: 'Chantal', phone: '(237) 655 12 34 56' });
+  await createCustomer(api, owner.token, { name: 'Dieudonné', phone: null });
+  for (const q of ['699000111', '699 00 01 11', '6990', '+237 699', '+237699000111', '237699', '699.00.01.11']) {
+    t.strictSame(await search(owner.token, q), ['Awa'], `"${q}" finds +237 699 00 01 11`);
+  }
+  t.strictSame(await search(owner.token, '677 44'), ['Binta'], 'a number saved as 00237... is found by its local digits');
+  t.strictSame(await search(owner.token, '237655'), ['Chantal'], 'a number saved without + is found by all its digits');
+  t.strictSame(await search(owner.token, '655'), [], 'without + or 00 the first digits are not taken for a country code');
+  t.strictSame(await search(owner.token, '000111'), [], 'the middle of a number is not a prefix');
+  t.strictSame(await search(owner.token, 'Awa 699'), [], 'a name with digits is not a phone search');
+});
+
 t.test('the search finds a card number only when it is exact', async (t) => {
   const owner = await registerShop(api);
   await createCustomer(api, owner.token, { name: 'Paul', card_no: 'LOY-4711' });
