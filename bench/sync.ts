@@ -13,7 +13,7 @@
  * every live record of the shop exactly once and nothing else. Prints wall time, pages, bytes,
  * records per second and per-page p50/p99, then EXPLAIN (ANALYZE, BUFFERS) of the products page query
  * entityPage sends for a page in the middle of the catalogue, as pos_app with the shop set, custom
- * and generic plans: each must be an index range scan of products_sync_idx with the row comparison
+ * and generic plans: each must be an index range scan of catalogue_positions_sync_idx with the row comparison
  * as index condition (exit 1 otherwise). The database is dropped at the end, also on failure or
  * Ctrl-C. Independent of the test runner.
  */
@@ -261,7 +261,7 @@ function explainPool(): Sql {
       numeric: { to: 1700, from: [1700], serialize: (value: number) => String(value), parse: (value: string) => Number(value) },
     },
     debug: (_connection, text, parameters) => {
-      if (/\bfrom "products" p\b/.test(text) && /order by p\.txid, p\.id/.test(text)) captured = { text, parameters };
+      if (/\bjoin "products" p\b/.test(text) && /order by cp\.txid, cp\.item_id/.test(text)) captured = { text, parameters };
     },
   }) as unknown as Sql);
 }
@@ -315,9 +315,9 @@ async function genericPlan(query: Captured, shopId: string): Promise<string[]> {
 /** A plan line without its arrow and cost estimate. */
 const tidy = (line: string) => line.trim().replace(/^->\s*/, '').replace(/\s*\(cost=[^)]*\)/, '');
 
-/** What the products page plan does: its scan of products_sync_idx and index condition, and what it must not do. */
+/** What the products page plan does: its scan of catalogue_positions_sync_idx and index condition, and what it must not do. */
 function checkPlan(plan: string[]): { scan: string | null; indexCond: string | null; problems: string[] } {
-  const at = plan.findIndex((line) => /Index (Only )?Scan using products_sync_idx on products\b/.test(line));
+  const at = plan.findIndex((line) => /Index (Only )?Scan using catalogue_positions_sync_idx on catalogue_positions\b/.test(line));
   const scan = at < 0 ? null : tidy(plan[at]!);
   let indexCond: string | null = null;
   if (at >= 0) {
@@ -327,7 +327,7 @@ function checkPlan(plan: string[]): { scan: string | null; indexCond: string | n
     }
   }
   const problems: string[] = [];
-  if (!scan) problems.push('no Index Scan on products_sync_idx');
+  if (!scan) problems.push('no Index Scan on catalogue_positions_sync_idx');
   else if (!indexCond || !/ROW\(.*txid.*id\) > ROW\(/.test(indexCond)) problems.push('the row comparison (txid, id) > (...) is not an index condition');
   const seq = plan.find((line) => /Seq Scan on products\b/.test(line));
   if (seq) problems.push(`a sequential scan of products: ${tidy(seq)}`);
@@ -444,13 +444,13 @@ async function main(): Promise<void> {
   say(`  ${'measure'.padEnd(width)}  ${columns.map((column) => column.padStart(columnWidth)).join('  ')}`);
   say(`  ${'-'.repeat(width)}  ${columns.map(() => '-'.repeat(columnWidth)).join('  ')}`);
   for (const [label, ...values] of rows) say(`  ${label.padEnd(width)}  ${values.map((value) => value.padStart(columnWidth)).join('  ')}`);
-  say(`  products page, custom plan:  ${customCheck.scan ?? 'no scan of products_sync_idx'}`);
+  say(`  products page, custom plan:  ${customCheck.scan ?? 'no scan of catalogue_positions_sync_idx'}`);
   say(`                               ${customCheck.indexCond ?? ''}`);
-  say(`  products page, generic plan: ${genericCheck.scan ?? 'no scan of products_sync_idx'}`);
+  say(`  products page, generic plan: ${genericCheck.scan ?? 'no scan of catalogue_positions_sync_idx'}`);
   say(`                               ${genericCheck.indexCond ?? ''}`);
   const problems = [...customCheck.problems.map((p) => `custom plan: ${p}`), ...genericCheck.problems.map((p) => `generic plan: ${p}`)];
-  if (problems.length > 0) throw new Error(`the products page is not an index range scan of products_sync_idx: ${problems.join('; ')}`);
-  say('  each page is an index range scan of products_sync_idx, the row comparison an index condition: YES');
+  if (problems.length > 0) throw new Error(`the products page is not an index range scan of catalogue_positions_sync_idx: ${problems.join('; ')}`);
+  say('  each page is an index range scan of catalogue_positions_sync_idx, the row comparison an index condition: YES');
   say(`Done in ${((performance.now() - started) / 1000).toFixed(1)} s.`);
 }
 

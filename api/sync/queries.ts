@@ -30,8 +30,8 @@ interface SyncSource {
   join?: (tx: Tx) => Piece;
   /** Sales are never deleted (a void is a status): they have no deleted_at. */
   softDeletes: boolean;
-  /** Its stock changes are stamped in stock_stamps rather than on the row (db/functions/sync/stock_stamps.sql). */
-  stockStamped?: boolean;
+  /** Pulled in the order of catalogue_positions (db/functions/sync/catalogue_positions.sql), not of its own stamp. */
+  positioned?: boolean;
   // Each domain's mapper takes its own row type; the generic query hands it that row.
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   toRecord: (row: any) => object;
@@ -40,9 +40,9 @@ interface SyncSource {
 /** Each entity is served in the shape its own module's API gives it, plus `deleted_at`. */
 const SOURCES: Record<EntityName, SyncSource> = {
   categories: { table: 'categories', alias: 'x', columns: (tx) => tx(CATEGORY_COLUMNS), softDeletes: true, toRecord: toCategoryRecord },
-  products: { table: 'products', alias: 'p', columns: productColumns, softDeletes: true, stockStamped: true, toRecord: toProductRecord },
+  products: { table: 'products', alias: 'p', columns: productColumns, softDeletes: true, positioned: true, toRecord: toProductRecord },
   product_options: { table: 'product_options', alias: 'x', columns: (tx) => tx(OPTION_COLUMNS), softDeletes: true, toRecord: toOptionRecord },
-  variants: { table: 'variants', alias: 'x', columns: (tx) => tx(VARIANT_COLUMNS), softDeletes: true, stockStamped: true, toRecord: toVariantRecord },
+  variants: { table: 'variants', alias: 'x', columns: (tx) => tx(VARIANT_COLUMNS), softDeletes: true, positioned: true, toRecord: toVariantRecord },
   customers: { table: 'customers', alias: 'c', columns: customerColumns, join: withTier, softDeletes: true, toRecord: toCustomerRecord },
   promotions: { table: 'promotions', alias: 'x', columns: (tx) => tx(PROMOTION_COLUMNS), softDeletes: true, toRecord: toPromotionRecord },
   loyalty_tiers: { table: 'loyalty_tiers', alias: 'x', columns: (tx) => tx(TIER_COLUMNS), softDeletes: true, toRecord: toTierRecord },
@@ -68,31 +68,24 @@ export interface EntityPage {
 
 /**
  * One page of an entity after `from`, below the horizon, in (txid, id) order: an index range scan of
- * its (shop_id, txid, id) index. `changedSince`: only rows updated at or after that time. Products and
- * variants have a second stream of positions, their stock stamps (a stock change stamps there, not on
- * the row): the page is the first `limit` positions of both streams merged, each stream cut at
- * `limit + 1` by its own index, so a record changed in either way is served once its change is below
- * the horizon, never skipped. A record in both streams of one page is served once.
+ * its (shop_id, txid, id) index, or for products and variants of catalogue_positions' (each item at
+ * its latest change, catalogue or stock). `changedSince`: only rows updated at or after that time.
  */
 export async function entityPage(tx: Tx, entity: EntityName, from: Position, horizon: string, limit: number, changedSince: string | null): Promise<EntityPage> {
   const source = SOURCES[entity];
   const t = tx.unsafe(source.alias);
-  // The rows of `source.table` (aliased as the source) a position stream may serve.
+  // The rows of `source.table` (aliased as the source) a position may serve.
   const servable = (position: Piece) => tx`
        ${t}.shop_id = app_shop_id()
        ${from.floor && source.softDeletes ? tx`and (${t}.deleted_at is null or ${position} >= ${from.floor}::xid8)` : tx``}
        ${changedSince ? tx`and ${t}.updated_at >= ${changedSince}::timestamptz` : tx``}`;
-  const positions = source.stockStamped
+  const positions = source.positioned
     ? tx`(
-        (select ${t}.txid, ${t}.id from ${tx(source.table)} ${t}
-          where ${servable(tx`${t}.txid`)} and ${t}.txid < ${horizon}::xid8 and (${t}.txid, ${t}.id) > (${from.txid}::xid8, ${from.id}::uuid)
-          order by ${t}.txid, ${t}.id limit ${limit + 1})
-        union all
-        (select st.txid, st.item_id from stock_stamps st join ${tx(source.table)} ${t} on ${t}.id = st.item_id
-          where st.shop_id = app_shop_id() and st.entity = ${source.table}
-            and st.txid < ${horizon}::xid8 and (st.txid, st.item_id) > (${from.txid}::xid8, ${from.id}::uuid)
-            and ${servable(tx`st.txid`)}
-          order by st.txid, st.item_id limit ${limit + 1})
+        select cp.txid, cp.item_id from catalogue_positions cp join ${tx(source.table)} ${t} on ${t}.id = cp.item_id
+         where cp.shop_id = app_shop_id() and cp.entity = ${source.table}
+           and cp.txid < ${horizon}::xid8 and (cp.txid, cp.item_id) > (${from.txid}::xid8, ${from.id}::uuid)
+           and ${servable(tx`cp.txid`)}
+         order by cp.txid, cp.item_id limit ${limit + 1}
       ) as position (position_txid, position_id)`
     : tx`(
         select ${t}.txid, ${t}.id from ${tx(source.table)} ${t}
@@ -109,11 +102,8 @@ export async function entityPage(tx: Tx, entity: EntityName, from: Position, hor
      limit ${limit + 1}`;
   const kept = rows.slice(0, limit);
   const last = kept[kept.length - 1];
-  const served = new Set<string>();
   return {
-    records: kept
-      .filter((row) => !served.has(row.sync_id) && served.add(row.sync_id))
-      .map(({ sync_txid: _txid, sync_id: _id, sync_deleted_at, ...row }) => ({
+    records: kept.map(({ sync_txid: _txid, sync_id: _id, sync_deleted_at, ...row }) => ({
         ...source.toRecord(row),
         deleted_at: sync_deleted_at?.toISOString() ?? null,
       })),

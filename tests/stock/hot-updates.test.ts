@@ -1,6 +1,6 @@
 /**
  * A stock change leaves every index of the catalogue row alone: on_hand is in no index and a stock
- * change does not restamp the row's sync position (stock_stamps does), so PostgreSQL updates the
+ * change does not restamp the row's sync position (catalogue_positions moves), so PostgreSQL updates the
  * product and the variant in place (HOT). Counted within one transaction of the app role, by
  * PostgreSQL's own per-transaction statistics.
  */

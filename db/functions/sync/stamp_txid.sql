@@ -1,9 +1,9 @@
 -- Synchronised tables carry `txid xid8` stamped by this trigger on insert and update; pulls serve
 -- rows below the snapshot's xmin, paging by (txid, id), so a transaction that commits late is never
--- skipped (CONVENTIONS.md, "Sync cursors"). Every synchronised table is listed below. An update that
--- moves a product's or a variant's on_hand is a stock change and nothing else (only stock_move and
--- the sale procedure write on_hand): it is not stamped here, so that it leaves every index of the
--- row alone (a HOT update); stock_stamps.sql stamps the item for the pulls instead.
+-- skipped (CONVENTIONS.md, "Sync cursors"). Every synchronised table is listed below. Products and
+-- variants are pulled by their positions in catalogue_positions (catalogue_positions.sql); their own
+-- stamp is kept for variants_restamp_product and left alone by a stock change (an update that moves
+-- on_hand and nothing else, as only stock_move and the sale procedure write on_hand).
 create or replace function stamp_txid() returns trigger
   language plpgsql
   as $$
