@@ -152,6 +152,23 @@ t.test('a record changed both in the catalogue and in stock in one transaction i
   t.match(next.body.data.products[0], { id: product.id, price_xaf: 650, on_hand: 9 });
 });
 
+t.test('a first sync serves each product once, at its latest change, though it was created, stocked and sold in three transactions', async (t) => {
+  const { owner, cashier } = await staffedShop(api);
+  const device = await pairDevice(api, owner.token);
+  const products = [];
+  for (let i = 0; i < 3; i++) products.push(await createProduct(api, owner.token, { price_xaf: 500 }, 10));
+  const sold = await api.request('POST', '/sales', { token: cashier.token, body: {
+    items: [{ product_id: products[0].id, quantity: 1 }], payments: [{ method: 'cash', amount_xaf: 500 }] } });
+  t.equal(sold.status, 201);
+  // Pages of one record, from nothing, until the sale's stock change has been served.
+  const served: string[] = [];
+  await pullUntil({ device: device.token }, undefined, (body) => {
+    served.push(...body.data.products.map((p: any) => p.id));
+    return body.data.products.some((p: any) => p.id === products[0].id && p.on_hand === 9) && !body.has_more.products;
+  }, { limit: 1 });
+  t.same([...served].sort(), products.map((p) => p.id).sort(), 'each product once');
+});
+
 t.test('a change to a record sends it again; a deletion comes back once with deleted_at', async (t) => {
   const owner = await registerShop(api);
   const device = await pairDevice(api, owner.token);
