@@ -155,7 +155,7 @@ t.test('a record changed both in the catalogue and in stock in one transaction i
 t.test('a first sync serves each product once, at its latest change, though it was created, stocked and sold in three transactions', async (t) => {
   const { owner, cashier } = await staffedShop(api);
   const device = await pairDevice(api, owner.token);
-  const products = [];
+  const products: any[] = [];
   for (let i = 0; i < 3; i++) products.push(await createProduct(api, owner.token, { price_xaf: 500 }, 10));
   const sold = await api.request('POST', '/sales', { token: cashier.token, body: {
     items: [{ product_id: products[0].id, quantity: 1 }], payments: [{ method: 'cash', amount_xaf: 500 }] } });
