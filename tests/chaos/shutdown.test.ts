@@ -22,6 +22,7 @@ t.test('SIGTERM under 32 kept-alive clients: no request the server took fails, a
   let answered = 0;
   let refused = 0;
   let closing = 0;
+  let reset = 0;
   const failures: string[] = [];
   let running = true;
   const clients = Array.from({ length: 32 }, async () => {
@@ -39,6 +40,13 @@ t.test('SIGTERM under 32 kept-alive clients: no request the server took fails, a
           refused++;
           return;
         }
+        // A kept-alive connection the server closed as idle while this request was on its way (the
+        // race every HTTP/1.1 client must retry, RFC 9112 section 9.3.1): the server never read it,
+        // which the count of the requests it answered checks below.
+        if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET') {
+          reset++;
+          continue;
+        }
         failures.push(code ?? String(error));
       }
     }
@@ -53,8 +61,11 @@ t.test('SIGTERM under 32 kept-alive clients: no request the server took fails, a
 
   t.equal(code, 0, 'exit code 0');
   t.match(web.output.stdout, '"msg":"stopped"', 'the graceful shutdown ran to its end');
-  t.same(failures.slice(0, 10), [], 'no request failed: each was answered, or refused before the server took it');
+  t.same(failures.slice(0, 10), [], 'no request failed: each was answered, or refused or reset before the server took it');
+  // Every request the server answered (its request log) reached its client: none it took was lost.
+  const taken = web.output.stdout.split('\n').filter((line) => line.includes('"msg":"request"') && line.includes('/api/v1/auth/me')).length;
+  t.equal(taken, answered, `the server answered ${taken} requests, the clients received ${answered}`);
   t.ok(closing > 0, 'answers given while draining said Connection: close');
   t.ok(tookMs < deadlineMs, `exited before the ${deadlineMs} ms deadline (${tookMs.toFixed(0)} ms)`);
-  t.comment(`shutdown: 32 clients, ${answered} answered, ${closing} with Connection: close, ${refused} refused at connect, ${failures.length} failed; exit after ${tookMs.toFixed(0)} ms`);
+  t.comment(`shutdown: 32 clients, ${answered} answered, ${closing} with Connection: close, ${refused} refused at connect, ${reset} reset unread, ${failures.length} failed; exit after ${tookMs.toFixed(0)} ms`);
 });
