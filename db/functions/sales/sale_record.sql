@@ -81,6 +81,10 @@ begin
     perform raise_app_error(409, 'idempotency_conflict', 'This sale id is already taken.');
   end if;
   select * into shop from shops where id = app_shop_id();
+  -- The shop's receipt counter, made by its first sale (a plain read after that, no lock taken).
+  if not exists (select 1 from receipt_counters where shop_id = app_shop_id()) then
+    insert into receipt_counters (shop_id, last_no) values (app_shop_id(), 0) on conflict (shop_id) do nothing;
+  end if;
   -- An online sale by a cashier (or by no known user: the least privilege) is held to the catalogue.
   restricted := not p_offline and coalesce((select role from users where id = app_user_id()), 'cashier') = 'cashier';
 
@@ -340,9 +344,11 @@ begin
   -- until commit (that is what makes numbers gap-free), so every other sale of the shop waits on it;
   -- nothing but the commit follows it (the API reads the answer after the commit, sale_submit). The
   -- lines and payments above refer to the sale's row through deferred foreign keys.
+  -- An UPDATE, not an upsert: the tills waiting for the row then queue on its lock and take it one
+  -- after the other, where `insert ... on conflict do update` woke every waiter at each commit to try
+  -- again (the row exists: made with the shop's first sale, above).
   with counter as (
-    insert into receipt_counters (shop_id, last_no) values (app_shop_id(), 1)
-    on conflict (shop_id) do update set last_no = receipt_counters.last_no + 1
+    update receipt_counters set last_no = last_no + 1 where shop_id = app_shop_id()
     returning last_no
   )
   insert into sales (id, receipt_no, customer_id, device_id, shift_id, note, subtotal_xaf, discount_xaf, vat_xaf, total_xaf,
@@ -350,5 +356,8 @@ begin
   select the_sale, counter.last_no, customer.id, device.id, open_shift, p_sale ->> 'note', subtotal, discounts,
          vat_total, total, paid, change, credit, earned, redeem, p_offline, p_sale ->> 'request_hash', occurred_at
     from counter;
+  if not found then
+    raise exception 'the receipt counter of shop % is missing', app_shop_id();
+  end if;
   return jsonb_build_object('id', the_sale, 'replayed', false);
 end $$;
