@@ -24,7 +24,7 @@ await createPromotion(api, owner.token, { kind: 'percent', value: 10, product_id
 // The shop's size, written straight in as the owner: the catalogue and the customers.
 await api.ownerSql`
   insert into products (shop_id, name, price_xaf, vat_rate, on_hand)
-  select ${shopId}, 'Produit ' || i, 100 + i, 19.25, 1000000 from generate_series(1, ${PRODUCTS}) i`;
+  select ${shopId}, 'Article du plan ' || i, 100 + i, 19.25, 1000000 from generate_series(1, ${PRODUCTS}) i`;
 await api.ownerSql`
   insert into customers (shop_id, name, phone) select ${shopId}, 'Client ' || i, '+237 6' || lpad(i::text, 8, '0') from generate_series(1, 1000) i`;
 // Other shops of the same size: the shop's own rows are then a small part of each table, as on a
@@ -36,7 +36,7 @@ for (let other = 0; other < 4; other++) {
     insert into products (shop_id, name, price_xaf, vat_rate, on_hand)
     select ${shop.id}, 'Article ' || i, 100 + i, 19.25, 1000000 from generate_series(1, ${PRODUCTS}) i`;
 }
-const productIds = (await api.ownerSql<{ id: string }[]>`select id from products where shop_id = ${shopId} and name ~ '^Produit [0-9]+$'`).map((row) => row.id);
+const productIds = (await api.ownerSql<{ id: string }[]>`select id from products where shop_id = ${shopId} and name ~ '^Article du plan [0-9]+$'`).map((row) => row.id);
 
 function basket(i: number, withCustomer: boolean) {
   const items = Array.from({ length: 5 }, (_, k) => ({ product_id: productIds[(i * 7 + k * 613) % productIds.length]!, quantity: 1 + (k % 2) }));
