@@ -44,6 +44,9 @@ const LINES = 5;
 const PRODUCTS = 2_000;
 /** Products of each of the 16 one-till shops of phase (b). */
 const SMALL_SHOP_PRODUCTS = 500;
+/** BENCH_CHURN=1: after the phases, a million stock updates of products, then the sale's lock plan again. */
+const CHURN = process.env.BENCH_CHURN === '1';
+const CHURN_UPDATES = 1_000_000;
 /** Earlier sales of each shop, recorded before the load (seedHistory). */
 const HISTORY_SALES = 300;
 const OPENING_STOCK = 100_000;
@@ -576,6 +579,41 @@ async function sessionsGone(sql: Sql): Promise<void> {
   }
 }
 
+/**
+ * The plan of the sale's product lock (the statement sale_record runs, as pos_app, generic as in the
+ * procedure): each line must be one probe of products_pkey, however many updates the table had.
+ */
+async function lockPlan(sql: Sql, shopId: string, productIds: string[]): Promise<string[]> {
+  return sql.begin(async (tx) => {
+    await tx.unsafe(`set local role ${APP_DB_ROLE}`);
+    await tx`select set_config('app.shop_id', ${shopId}, true)`;
+    await tx`set local plan_cache_mode = force_generic_plan`;
+    await tx.unsafe('prepare bench_lock(uuid[]) as select 1 from unnest($1) as basket (id) join products p on p.id = basket.id order by p.id for update of p');
+    const rows = await tx.unsafe(`explain (analyze, costs off, timing off) execute bench_lock('{${productIds.join(',')}}')`);
+    await tx.unsafe('deallocate bench_lock');
+    return rows.map((row) => String(row['QUERY PLAN']));
+  });
+}
+
+/** A million stock updates of products (set-based, as the owner), then the lock plan again. */
+async function churnPhase(sql: Sql, shopId: string, productIds: string[]): Promise<void> {
+  say();
+  say(`Plans after ${count(CHURN_UPDATES)} product updates (BENCH_CHURN=1)`);
+  const before = await lockPlan(sql, shopId, productIds);
+  const [counted] = await sql<{ n: number }[]>`select count(*)::int as n from products`;
+  const n = counted!.n;
+  const rounds = Math.ceil(CHURN_UPDATES / n);
+  const started = performance.now();
+  for (let round = 0; round < rounds; round += 1) await sql`update products set on_hand = on_hand + 0.001`;
+  await sql`update products set on_hand = round(on_hand)`;
+  say(`  ${count(rounds * n)} updates of ${count(n)} products in ${ms(performance.now() - started)} (statistics left to autovacuum)`);
+  const after = await lockPlan(sql, shopId, productIds);
+  const probes = (plan: string[]) => plan.some((line) => /Index Scan using products_pkey on products/.test(line)) && !plan.some((line) => /Seq Scan on products|Bitmap/.test(line));
+  say(`  the lock before: ${before.filter((line) => /Scan/.test(line)).map((line) => line.trim()).join(' | ')}`);
+  say(`  the lock after:  ${after.filter((line) => /Scan/.test(line)).map((line) => line.trim()).join(' | ')}`);
+  say(`  primary-key probes before and after: ${probes(before) && probes(after) ? 'YES' : 'NO'}`);
+}
+
 async function main(): Promise<void> {
   const started = performance.now();
   const cpus = os.cpus();
@@ -692,6 +730,8 @@ async function main(): Promise<void> {
     const latency = /latency average = ([\d.]+) ms/.exec(output)?.[1];
     say(`  ${processed ? `${count(Number(processed))} transactions` : ''}${latency ? `, latency average ${latency} ms` : ''}: ${tps.toFixed(1)} tps (without initial connection time)`);
   }
+
+  if (CHURN) await churnPhase(ownerSql, tillsA[0]!.shopId, tillsA[0]!.products.slice(0, LINES).map((product) => product.id));
 
   const na = 'n/a';
   const ratio = (a: number | null | undefined, b: number | null | undefined) => (a == null || b == null ? na : (a / b).toFixed(3));
