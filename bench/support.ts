@@ -197,7 +197,11 @@ export class BenchRun {
         // An already-hashed password (SCRAM or md5) is stored as given: the role is left as it was found.
         await attempt(() => admin.unsafe(`alter role ${APP_DB_ROLE} password ${saved.password === null ? 'null' : `'${saved.password.replace(/'/g, "''")}'`}`));
       }
-      if (this.created) await attempt(() => admin.unsafe(`drop database if exists "${this.database}" with (force)`));
+      if (this.created && process.env.BENCH_KEEP_DATABASE === '1') {
+        process.stderr.write(`BENCH_KEEP_DATABASE=1: ${this.database} is kept (drop it with: dropdb ${this.database})\n`);
+      } else if (this.created) {
+        await attempt(() => admin.unsafe(`drop database if exists "${this.database}" with (force)`));
+      }
       await attempt(() => admin.end({ timeout: 1 }));
     })();
     return this.cleaning;

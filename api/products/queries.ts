@@ -99,7 +99,8 @@ export interface ProductFilters {
 /**
  * One page of products by name. With `q`, a product matches when `q` is exactly one of its (or its
  * variants') SKUs or barcodes — one lookup in catalogue_codes, so a scan resolves in this one query,
- * with the variant it names — or when its accent-free name contains `q`.
+ * with the variant it names — or when its accent-free name contains `q`: products_search pages the
+ * matches (ids and names) with the filters, in the database, and only that page's rows are read.
  */
 export async function listProducts(
   tx: Tx,
@@ -108,25 +109,13 @@ export async function listProducts(
   after: readonly [string, string] | null,
 ): Promise<(ProductRow & { matched_variant: VariantRecord | null })[]> {
   const q = filters.q;
-  const matches = q
+  const page = q
     ? tx`
-      join (
-        select product_id as id from catalogue_codes
-         where shop_id = app_shop_id() and kind in ('sku', 'barcode') and code = ${q}
-        union
-        select id from products_matching_name(${q})
-      ) m on m.id = p.id`
-    : tx``;
-  const scanned = q
-    ? tx`(select variant_json(v) from variants v join catalogue_codes c on c.variant_id = v.id
-           where c.shop_id = app_shop_id() and c.kind in ('sku', 'barcode') and c.code = ${q} and v.product_id = p.id
-           limit 1)`
-    : tx`null::jsonb`;
-  // The page's ids first, then the columns of those rows only: the record's subqueries (has_variants,
-  // the scanned variant) run for the page, not for every match of a common name.
-  return tx<(ProductRow & { matched_variant: VariantRecord | null })[]>`
-    with page as (
-      select p.id, p.name from products p ${matches}
+      select id, name from products_search(${q}, ${filters.category_id ?? null}::uuid, ${filters.active ?? null}::boolean,
+        ${filters.tracked ?? null}::boolean, ${filters.low_stock ?? null}::boolean, ${after?.[0] ?? null}::text,
+        ${after?.[1] ?? null}::uuid, ${limit + 1}::integer)`
+    : tx`
+      select p.id, p.name from products p
        where p.shop_id = app_shop_id() and p.deleted_at is null
          ${filters.category_id ? tx`and p.category_id = ${filters.category_id}` : tx``}
          ${filters.active !== undefined ? tx`and p.active = ${filters.active}` : tx``}
@@ -135,8 +124,16 @@ export async function listProducts(
          ${filters.low_stock === false ? tx`and not (p.tracked and p.on_hand <= p.reorder_level)` : tx``}
          ${after ? tx`and (p.name, p.id) > (${after[0]}, ${after[1]}::uuid)` : tx``}
        order by p.name, p.id
-       limit ${limit + 1}
-    )
+       limit ${limit + 1}`;
+  const scanned = q
+    ? tx`(select variant_json(v) from variants v join catalogue_codes c on c.variant_id = v.id
+           where c.shop_id = app_shop_id() and c.kind in ('sku', 'barcode') and c.code = ${q} and v.product_id = p.id
+           limit 1)`
+    : tx`null::jsonb`;
+  // The page's ids first, then the columns of those rows only: the record's subqueries (has_variants,
+  // the scanned variant) run for the page, not for every match of a common name.
+  return tx<(ProductRow & { matched_variant: VariantRecord | null })[]>`
+    with page as (${page})
     select ${productColumns(tx)}, ${scanned} as matched_variant
       from page join products p on p.id = page.id
      order by page.name, page.id`;
