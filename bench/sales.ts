@@ -3,7 +3,10 @@
  * throw-away database (issues 5 and 12), next to the database's own ceiling and pgbench TPC-B.
  *
  * Creates `pos_bench_<random>` on DATABASE_URL's server and migrates it (bench/support.ts), starts
- * the real app as pos_app on a free port. Shop A: 2,000 products with an opening stock through
+ * the real app as a process of its own (the Procfile's web role, `api/web.ts`, connected as pos_app,
+ * its request log at BENCH_LOG_LEVEL, default info, written to nowhere) on a free port: tills are
+ * other machines, so the load's clients (node:http, keep-alive) run in this process, not on the app's
+ * event loop. Shop A: 2,000 products with an opening stock through
  * stock_adjust (a real 'adjustment' movement, so on-hand still equals the sum of movements) and 16
  * cashiers, each logged in with a shift open. Shops B1..B16: 500 products each, seeded the same way,
  * each with its owner logged in as its one till, a shift open. Then, each phase BENCH_SECONDS
@@ -25,7 +28,8 @@ import os from 'node:os';
 import path from 'node:path';
 import postgres from 'postgres';
 import { APP_DB_ROLE, createSql, type Sql } from '../api/db.ts';
-import { BenchRun, count, login, ms, PASSWORD, percentile, register, request, say, SERVER_URL } from './support.ts';
+import http from 'node:http';
+import { BenchRun, count, login, ms, PASSWORD, percentile, register, request, say, SERVER_URL, type AppProcess } from './support.ts';
 
 function positiveNumber(name: string, fallback: number): number {
   const raw = process.env[name];
@@ -57,7 +61,10 @@ const CASH_ROUNDING = 500;
 const PGBENCH = process.env.PGBENCH || 'pgbench';
 const PGBENCH_SCALE = 10;
 const PGBENCH_THREADS = Math.min(2, CLIENTS);
-const APP_NAME = 'pos-bench-app';
+/** The application name the app's pool gives its sessions (api/db.ts). */
+const APP_NAME = 'pos-api';
+/** The app's log level during the run: info logs every request, as in production. */
+const LOG_LEVEL = process.env.BENCH_LOG_LEVEL || 'info';
 /** How often the app's sessions are sampled during the timed window. */
 const SAMPLE_EVERY_MS = 100;
 
@@ -103,8 +110,9 @@ interface LoadResult {
   refused: Map<string, number>;
   failure: Failure | undefined;
   windowMs: number;
-  /** CPU of this process (app and clients share its one event loop) and of the whole machine, in the window. */
-  processCpu: number;
+  /** CPU of the load's clients (this process), of the app's process and of the whole machine, in the window (cores). */
+  clientCpu: number;
+  appCpu: number | null;
   machineBusy: number;
   /** CPU ms of every postgres process in the window (null when the server is not on this machine). */
   postgresCpuMs: number | null;
@@ -155,12 +163,27 @@ function postgresCpuMs(): number | null {
   return found ? total : null;
 }
 
+/** One POST over a kept-alive connection of `agent`: the status and the body, or a rejection after 60 s. */
+function post(agent: http.Agent, url: URL, headers: Record<string, string>, body: string): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const request = http.request(url, { method: 'POST', agent, headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) }, timeout: 60_000 }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+      response.on('error', reject);
+    });
+    request.on('timeout', () => request.destroy(new Error('no answer within 60 s')));
+    request.on('error', reject);
+    request.end(body);
+  });
+}
+
 /**
  * CLIENTS loops, each posting one sale after the other for WARMUP_SECONDS + SECONDS. A sale counts
  * in the window when its answer arrives inside it; the first answer that is not the expected 201
  * stops every loop.
  */
-async function runLoad(baseUrl: string, cashiers: Cashier[], onWindow: (open: boolean) => void): Promise<LoadResult> {
+async function runLoad(app: AppProcess, cashiers: Cashier[], onWindow: (open: boolean) => void): Promise<LoadResult> {
   const samples: number[] = [];
   const perShop = new Map<string, { sales: number; lines: number }>();
   let postgresAtStart: number | null = null;
@@ -173,9 +196,12 @@ async function runLoad(baseUrl: string, cashiers: Cashier[], onWindow: (open: bo
   const windowStart = begin + WARMUP_SECONDS * 1000;
   const windowEnd = windowStart + SECONDS * 1000;
   let cpuAtStart: NodeJS.CpuUsage | undefined;
+  let appAtStart: number | null = null;
+  let appInWindow: number | null = null;
   let machineAtStart: { busy: number; total: number } | undefined;
   const opening = setTimeout(() => {
     cpuAtStart = process.cpuUsage();
+    appAtStart = app.cpuMs();
     machineAtStart = machineTimes();
     postgresAtStart = postgresCpuMs();
     onWindow(true);
@@ -184,6 +210,8 @@ async function runLoad(baseUrl: string, cashiers: Cashier[], onWindow: (open: bo
   let machineInWindow = 0;
   const closing = setTimeout(() => {
     if (cpuAtStart) cpuInWindow = process.cpuUsage(cpuAtStart);
+    const appNow = app.cpuMs();
+    if (appAtStart !== null && appNow !== null) appInWindow = appNow - appAtStart;
     const postgresNow = postgresCpuMs();
     if (postgresAtStart !== null && postgresNow !== null) postgresInWindow = postgresNow - postgresAtStart;
     if (machineAtStart) {
@@ -196,6 +224,10 @@ async function runLoad(baseUrl: string, cashiers: Cashier[], onWindow: (open: bo
   const fail = (failed: Failure) => {
     failure ??= failed;
   };
+
+  // One kept-alive connection per till, as a till holds its own.
+  const agent = new http.Agent({ keepAlive: true, maxSockets: cashiers.length });
+  const url = new URL(`${app.baseUrl}/api/v1/sales`);
 
   async function client(cashier: Cashier): Promise<void> {
     const headers = { authorization: `Bearer ${cashier.token}`, 'content-type': 'application/json' };
@@ -213,9 +245,7 @@ async function runLoad(baseUrl: string, cashiers: Cashier[], onWindow: (open: bo
       let status: number;
       let text: string;
       try {
-        const response = await fetch(`${baseUrl}/api/v1/sales`, { method: 'POST', headers, body, signal: AbortSignal.timeout(60_000) });
-        text = await response.text();
-        status = response.status;
+        ({ status, text } = await post(agent, url, headers, body));
       } catch (error) {
         refused.set('error', (refused.get('error') ?? 0) + 1);
         fail({ what: 'the request failed', status: null, body: error instanceof Error ? error.message : String(error), sale });
@@ -253,6 +283,7 @@ async function runLoad(baseUrl: string, cashiers: Cashier[], onWindow: (open: bo
   try {
     await Promise.all(cashiers.map((cashier) => client(cashier)));
   } finally {
+    agent.destroy();
     clearTimeout(opening);
     clearTimeout(closing);
     if (!cpuInWindow) onWindow(false);
@@ -265,7 +296,8 @@ async function runLoad(baseUrl: string, cashiers: Cashier[], onWindow: (open: bo
     refused,
     failure,
     windowMs,
-    processCpu: cpuInWindow ? (cpuInWindow.user + cpuInWindow.system) / 1000 / windowMs : 0,
+    clientCpu: cpuInWindow ? (cpuInWindow.user + cpuInWindow.system) / 1000 / windowMs : 0,
+    appCpu: appInWindow === null ? null : appInWindow / windowMs,
     machineBusy: machineInWindow,
     postgresCpuMs: postgresInWindow,
     perShop,
@@ -437,17 +469,19 @@ interface HttpPhase {
   p50: number;
   p99: number;
   postgresCpuPerSale: number | null;
+  /** CPU ms of the app's process per sale (null without /proc). */
+  appCpuPerSale: number | null;
 }
 
 /** One HTTP phase: the load, its figures, where the app's sessions waited, then every shop's ledger. */
-async function httpPhase(label: string, baseUrl: string, tills: Cashier[]): Promise<HttpPhase> {
+async function httpPhase(label: string, app: AppProcess, tills: Cashier[]): Promise<HttpPhase> {
   say();
   say(`(${label}) POST /api/v1/sales: ${tills.length} concurrent tills in ${new Set(tills.map((till) => till.shopId)).size} shop(s), ` +
     `${LINES} lines of random products, quantity 1 to 3, paid in cash rounded up to ${CASH_ROUNDING} XAF; ${WARMUP_SECONDS} s warm-up, then ${SECONDS} s timed`);
   const before = await databaseCounters(probeSql!);
   let sampling = false;
   let sampler: Promise<Awaited<ReturnType<typeof sampleSessions>> | undefined> | undefined;
-  const load = await runLoad(baseUrl, tills, (open) => {
+  const load = await runLoad(app, tills, (open) => {
     sampling = open;
     // Sampling is evidence, not the measure: a failure (Ctrl-C closing its connection) is reported, not thrown.
     if (open) sampler = sampleSessions(probeSql!, () => sampling && !bench.interrupted).catch((error: unknown) => {
@@ -482,8 +516,11 @@ async function httpPhase(label: string, baseUrl: string, tills: Cashier[]): Prom
   say(`  ${count(load.samples.length)} sales answered 201 in the ${(load.windowMs / 1000).toFixed(1)} s window ` +
     `(${count(load.created)} in all with warm-up and the last in flight; none refused): ${salesPerSecond.toFixed(1)} sales/s`);
   say(`  latency      p50 ${ms(p50)}  p90 ${ms(percentile(sorted, 90))}  p99 ${ms(p99)}  max ${ms(sorted[sorted.length - 1]!)}  mean ${ms(mean)}`);
-  say(`  CPU          machine ${(load.machineBusy * 100).toFixed(0)}% busy over ${os.availableParallelism()} cores; this Node process ` +
-    `(the app and its ${tills.length} clients on one event loop) ${(load.processCpu * 100).toFixed(0)}% of one core; ` +
+  const appCpuPerSale = load.appCpu === null ? null : (load.appCpu * load.windowMs) / load.samples.length;
+  const clientCpuPerSale = (load.clientCpu * load.windowMs) / load.samples.length;
+  say(`  CPU          machine ${(load.machineBusy * 100).toFixed(0)}% busy over ${os.availableParallelism()} cores; ` +
+    `the app's process ${load.appCpu === null ? 'n/a' : `${(load.appCpu * 100).toFixed(0)}% of one core, ${appCpuPerSale!.toFixed(2)} ms per sale`}; ` +
+    `the ${tills.length} clients (this process) ${(load.clientCpu * 100).toFixed(0)}% of one core, ${clientCpuPerSale.toFixed(2)} ms per sale; ` +
     `PostgreSQL ${postgresCpuPerSale === null ? 'n/a (not on this machine)' : `${postgresCpuPerSale.toFixed(2)} ms per sale`}`);
   say(`  database     ${count(after.xact_rollback - before.xact_rollback)} rollbacks and ${after.deadlocks - before.deadlocks} deadlocks ` +
     `during the load (pg_stat_database)`);
@@ -504,7 +541,7 @@ async function httpPhase(label: string, baseUrl: string, tills: Cashier[]): Prom
     checked.push(await checkLedger(ownerSql!, shopId, HISTORY_SALES + done.sales, HISTORY_SALES * LINES + done.lines));
   }
   say(`  checked      ${checked.length === 1 ? checked[0] : `each of the ${checked.length} shops: ${checked[0]} (the first shop; the others alike)`}`);
-  return { salesPerSecond, p50, p99, postgresCpuPerSale };
+  return { salesPerSecond, p50, p99, postgresCpuPerSale, appCpuPerSale };
 }
 
 /**
@@ -634,9 +671,10 @@ async function main(): Promise<void> {
     `fsync ${server!.fsync}, max_connections ${server!.max_connections})`);
   say(`  migrated     in ${ms(performance.now() - started)}`);
 
-  const app = await bench.startApp({ poolMax: POOL_MAX, applicationName: APP_NAME });
+  const app = await bench.spawnApp({ poolMax: POOL_MAX, logLevel: LOG_LEVEL, clockTicks: CLOCK_TICKS });
   const { baseUrl } = app;
-  say(`  app          ${baseUrl}, connected as ${APP_DB_ROLE}, pool of ${POOL_MAX} connections`);
+  say(`  app          ${baseUrl}: api/web.ts in a process of its own, connected as ${APP_DB_ROLE}, pool of ${POOL_MAX} connections, ` +
+    `log level ${LOG_LEVEL} (BENCH_LOG_LEVEL)`);
 
   // Shop A with its 16 cashiers; shops B1..B16, each with its owner as its one till.
   const seedStarted = performance.now();
@@ -669,8 +707,8 @@ async function main(): Promise<void> {
 
   probeSql = postgres(ownerUrl, { max: 1, onnotice: () => {}, connection: { application_name: 'pos-bench-probe' } });
   const updatesBefore = await updateCounts(probeSql);
-  const oneShop = await httpPhase('a', baseUrl, tillsA);
-  const manyShops = await httpPhase('b', baseUrl, tillsB);
+  const oneShop = await httpPhase('a', app, tillsA);
+  const manyShops = await httpPhase('b', app, tillsB);
   await app.stop();
   await sessionsGone(probeSql);
 
@@ -743,6 +781,7 @@ async function main(): Promise<void> {
     ['HTTP POST /sales, sales/s', oneShop.salesPerSecond.toFixed(1), manyShops.salesPerSecond.toFixed(1)],
     ['HTTP p50 / p99', `${ms(oneShop.p50)} / ${ms(oneShop.p99)}`, `${ms(manyShops.p50)} / ${ms(manyShops.p99)}`],
     ['HTTP PostgreSQL CPU per sale', cpu(oneShop.postgresCpuPerSale), cpu(manyShops.postgresCpuPerSale)],
+    ['HTTP app process (Node) CPU per sale', cpu(oneShop.appCpuPerSale), cpu(manyShops.appCpuPerSale)],
     ['(c) ceiling: same statements from pgbench, sales/s', ceilingA ? ceilingA.salesPerSecond.toFixed(1) : na, ceilingB ? ceilingB.salesPerSecond.toFixed(1) : na],
     ['(c) PostgreSQL CPU per sale', cpu(ceilingA?.postgresCpuPerSale), cpu(ceilingB?.postgresCpuPerSale)],
     ['ratio HTTP / ceiling', ratio(oneShop.salesPerSecond, ceilingA?.salesPerSecond), ratio(manyShops.salesPerSecond, ceilingB?.salesPerSecond)],

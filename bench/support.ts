@@ -2,10 +2,15 @@
  * What the benchmarks share: a throw-away database `pos_bench_<random>` on DATABASE_URL's server
  * (default postgres://postgres@127.0.0.1:5432/postgres; the role must be able to create databases,
  * roles and extensions), migrated with db/migrate.ts; the real app (createApp + serveNode on a free
- * port) connected as pos_app; pos_app's password put back and the database dropped at the end, also
+ * port) connected as pos_app, in this process or as a process of its own (the Procfile's web role);
+ * pos_app's password put back and the database dropped at the end, also
  * on failure or Ctrl-C; small HTTP and statistics helpers.
  */
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
 import { createApp } from '../api/app.ts';
 import { loadConfig } from '../api/config.ts';
@@ -86,6 +91,40 @@ export interface RunningApp {
   server: HttpServer;
   /** Stops the server, then closes its pool (also done at cleanup). */
   stop(): Promise<void>;
+}
+
+/** The app as a process of its own (`api/web.ts`, the Procfile's web role), as in production. */
+export interface AppProcess {
+  baseUrl: string;
+  /** CPU ms (user + system) the process used so far, from /proc (null where there is none). */
+  cpuMs(): number | null;
+  /** SIGTERM (the app drains and closes its pool), then waits for the process to end. */
+  stop(): Promise<void>;
+}
+
+const REPO = fileURLToPath(new URL('..', import.meta.url));
+
+/** A TCP port nobody listens on right now. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+/** CPU ms (user + system) of a process of this machine, from /proc/<pid>/stat; null when unreadable. */
+export function processCpuMs(pid: number, clockTicks: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicks;
+  } catch {
+    return null;
+  }
 }
 
 /**
@@ -178,6 +217,53 @@ export class BenchRun {
     const [whoami] = await sql<{ user: string; rls: boolean }[]>`select current_user as user, (select rolbypassrls or rolsuper from pg_roles where rolname = current_user) as rls`;
     if (whoami!.user !== APP_DB_ROLE || whoami!.rls) throw new Error(`the app must connect as ${APP_DB_ROLE} without BYPASSRLS, not ${whoami!.user}`);
     return { baseUrl: `http://127.0.0.1:${server.port}`, sql, server, stop };
+  }
+
+  /**
+   * Starts the web role (`node --import tsx api/web.ts`) on a free port of 127.0.0.1 against this
+   * database, with a pool of `poolMax` connections and its request log at `logLevel` (written to
+   * nowhere, but written), and waits until it answers /healthz.
+   */
+  async spawnApp(options: { poolMax: number; logLevel: string; clockTicks: number }): Promise<AppProcess> {
+    const port = await freePort();
+    // BENCH_APP_NODE_ARGS: more node options for the app, for diagnosis (`--cpu-prof --cpu-prof-dir=/tmp/prof`).
+    const nodeArgs = (process.env.BENCH_APP_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
+    const child: ChildProcess = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'api/web.ts'], {
+      cwd: REPO,
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: {
+        ...Object.fromEntries(Object.entries(process.env).filter(([name]) => name !== 'APP_DATABASE_URL')),
+        DATABASE_URL: this.ownerUrl,
+        APP_KEY: BENCH_APP_KEY,
+        BCRYPT_ROUNDS: '4',
+        PORT: String(port),
+        LOG_LEVEL: options.logLevel,
+        DB_POOL_MAX: String(options.poolMax),
+        NODE_ENV: 'production',
+      },
+    });
+    let stderr = '';
+    child.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    let stopping: Promise<void> | undefined;
+    const stop = () =>
+      (stopping ??= (async () => {
+        if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+        await exited;
+      })());
+    this.closeAtEnd(stop);
+    const baseUrl = `http://127.0.0.1:${port}`;
+    for (let tries = 0; ; tries += 1) {
+      if (child.exitCode !== null) throw new Error(`the app process ended (${child.exitCode}) before answering: ${stderr}`);
+      try {
+        if ((await fetch(`${baseUrl}/healthz`)).ok) break;
+      } catch {
+        // Not listening yet.
+      }
+      if (tries > 300) throw new Error(`the app process did not answer /healthz within 30 s: ${stderr}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    return { baseUrl, cpuMs: () => (child.pid === undefined ? null : processCpuMs(child.pid, options.clockTicks)), stop };
   }
 
   /** Closes what was opened, puts pos_app's password back and drops the database; once. */

@@ -37,19 +37,26 @@ function salePayload(sale: CreateSaleBody & { id: string; created_at?: string })
 /**
  * POST /sales without a request transaction: the sale in one autocommit statement (sale_submit sets
  * the caller's shop and user, records the sale and takes the receipt counter last, then PostgreSQL
- * commits), then the answer read in a second one. Two round trips, and the shop's counter is held
- * for the commit only. The answer is null only if the sale went in between (it never does).
+ * commits), then the answer read in a second one, sent with the first on one reserved connection
+ * (pipelined: one write, one wait; PostgreSQL runs the read after the sale's commit). The shop's
+ * counter is held for the commit only. A refused sale's error is the answer, whatever the read
+ * found. The answer is null only if the sale went in between (it never does).
  */
 export async function recordSaleAlone(
   sql: Sql,
   scope: TenantScope,
   sale: CreateSaleBody & { id: string },
 ): Promise<{ sale: SaleRecord | null; replayed: boolean }> {
-  const [row] = await sql<{ result: { id: string; replayed: boolean } }[]>`
-    select sale_submit(${scope.shopId}, ${scope.userId}, ${sql.json(salePayload(sale))}) as result`;
-  const { id, replayed } = row!.result;
-  const [read] = await sql<{ sale: SaleRecord | null }[]>`select sale_read(${scope.shopId}, ${scope.userId}, ${id}) as sale`;
-  return { sale: read!.sale, replayed };
+  const connection = await sql.reserve();
+  try {
+    const submitted = connection<{ result: { id: string; replayed: boolean } }[]>`
+      select sale_submit(${scope.shopId}, ${scope.userId}, ${connection.json(salePayload(sale))}) as result`;
+    const read = connection<{ sale: SaleRecord | null }[]>`select sale_read(${scope.shopId}, ${scope.userId}, ${sale.id}) as sale`;
+    const [[row], [answer]] = await Promise.all([submitted, read]);
+    return { sale: answer!.sale, replayed: row!.result.replayed };
+  } finally {
+    connection.release();
+  }
 }
 
 export async function findSale(tx: Tx, id: string): Promise<SaleRecord | null> {

@@ -60,6 +60,7 @@ declare
   available numeric;
   journal jsonb := '[]';
   stock_items jsonb;
+  items jsonb[];
   product_ids uuid[];
   variant_ids uuid[];
   moved_products uuid[];
@@ -112,30 +113,43 @@ begin
   -- whatever the size of the shop (`in (select ...)` was planned as a scan of the shop's products, and
   -- `id = any(ids)` as a bitmap AND with the shop's whole shop_id index). Every statement below that
   -- reads or writes products or variants reaches them the same way, by primary key from the basket.
-  product_ids := array(select (value ->> 'product_id')::uuid from jsonb_array_elements(p_sale -> 'items'));
-  variant_ids := array(select (value ->> 'variant_id')::uuid from jsonb_array_elements(p_sale -> 'items'));
+  items := array(select value from jsonb_array_elements(p_sale -> 'items'));
+  product_ids := array(select (value ->> 'product_id')::uuid from unnest(items) as item (value));
+  variant_ids := array(select (value ->> 'variant_id')::uuid from unnest(items) as item (value));
   perform 1 from unnest(product_ids) as basket (id) join products p on p.id = basket.id order by p.id for update of p;
-  perform 1 from unnest(variant_ids) as basket (id) join variants x on x.id = basket.id order by x.id for update of x;
+  if array_remove(variant_ids, null) <> '{}' then
+    perform 1 from unnest(variant_ids) as basket (id) join variants x on x.id = basket.id order by x.id for update of x;
+  end if;
 
-  -- Resolve each line against the catalogue.
-  for item in select value as v, (ordinality - 1)::int as i from jsonb_array_elements(p_sale -> 'items') with ordinality loop
-    product := null;
-    variant := null;
+  -- Resolve each line against the catalogue: its product and variant read for the whole basket in
+  -- one statement (a statement per line cost more than its probes), then checked line by line. Each
+  -- is a scalar subquery on the ids as uuids, so a primary-key probe per line (joined, the planner
+  -- hashed the shop's products; compared with `->>` of the JSON line, which is not leakproof,
+  -- row-level security kept the primary key from being used); `offset 0` evaluates each once.
+  for item in
+    select b.v, b.i, b.product, b.variant, item_name((b.product).name, (b.variant).options) as catalogue_name,
+           exists (select 1 from variants w where w.product_id = (b.product).id and w.deleted_at is null) as has_variants
+      from (select l.v, (l.n - 1)::int as i,
+                   (select p from products p where p.id = l.product_id and p.deleted_at is null) as product,
+                   (select x from variants x where x.id = l.variant_id and x.product_id = l.product_id and x.deleted_at is null) as variant
+              from unnest(items, product_ids, variant_ids) with ordinality as l (v, product_id, variant_id, n)
+            offset 0) b
+     order by b.i
+  loop
+    product := item.product;
+    variant := item.variant;
     if item.v ->> 'product_id' is not null then
-      select * into product from products where id = (item.v ->> 'product_id')::uuid and deleted_at is null;
-      if not found then
+      if product.id is null then
         perform raise_app_error(422, 'validation_failed', 'No such product in this shop.', 'items.' || item.i || '.product_id');
       end if;
       if item.v ->> 'variant_id' is not null then
-        select * into variant from variants
-         where id = (item.v ->> 'variant_id')::uuid and product_id = product.id and deleted_at is null;
-        if not found then
+        if variant.id is null then
           perform raise_app_error(422, 'validation_failed', 'No such variant of this product.', 'items.' || item.i || '.variant_id');
         end if;
-      elsif exists (select 1 from variants where product_id = product.id and deleted_at is null) then
+      elsif item.has_variants then
         perform raise_app_error(422, 'variant_required', 'This product is sold by variant: name one.', 'items.' || item.i || '.variant_id');
       end if;
-      line_name := coalesce(item.v ->> 'name', item_name(product.name, variant.options));
+      line_name := coalesce(item.v ->> 'name', item.catalogue_name);
       catalogue_price := coalesce(variant.price_xaf, product.price_xaf);
       catalogue_vat := product.vat_rate;
       unit_price := coalesce((item.v ->> 'unit_price_xaf')::bigint, catalogue_price);
@@ -292,8 +306,10 @@ begin
   select array_agg(si.product_id), array_agg(si.quantity) into moved_products, moved_product_quantities
     from (select r.product_id, sum(r.quantity) as quantity
             from jsonb_to_recordset(stock_items) as r (product_id uuid, quantity numeric) group by r.product_id) si;
-  update variants x set on_hand = x.on_hand - moved.quantity
-    from unnest(moved_variants, moved_variant_quantities) as moved (id, quantity) where x.id = moved.id;
+  if moved_variants is not null then
+    update variants x set on_hand = x.on_hand - moved.quantity
+      from unnest(moved_variants, moved_variant_quantities) as moved (id, quantity) where x.id = moved.id;
+  end if;
   update products p set on_hand = p.on_hand - moved.quantity
     from unnest(moved_products, moved_product_quantities) as moved (id, quantity) where p.id = moved.id;
   select coalesce(sum(round((value ->> 'quantity')::numeric * (value ->> 'cost_xaf')::bigint)), 0)::bigint into cost_value
