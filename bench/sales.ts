@@ -717,6 +717,8 @@ async function main(): Promise<void> {
   let ceilingA: Awaited<ReturnType<typeof ceilingPhase>> | null = null;
   let ceilingB: Awaited<ReturnType<typeof ceilingPhase>> | null = null;
   let tps: number | null = null;
+  /** PostgreSQL CPU ms per TPC-B transaction: the machine's speed, to compare runs on a shared machine. */
+  let tpcbCpu: number | null = null;
   if (!pgbenchVersion) {
     say(`pgbench: not found ("${PGBENCH}" cannot be run; install the PostgreSQL client tools or set PGBENCH): the HTTP figures alone`);
   } else {
@@ -757,7 +759,9 @@ async function main(): Promise<void> {
     say(`  pgbench -i -s ${PGBENCH_SCALE}: ${done ?? 'done'}`);
     const args = ['-c', String(CLIENTS), '-j', String(PGBENCH_THREADS), '-T', String(Math.round(SECONDS)), '-M', 'prepared', ownerUrl];
     say(`  pgbench ${args.slice(0, -1).join(' ')} <database>`);
+    const cpuBefore = postgresCpuMs();
     const measured = await run(PGBENCH, args);
+    const cpuAfter = postgresCpuMs();
     child = undefined;
     const output = measured.stdout + measured.stderr;
     if (measured.code !== 0) throw new Error(`pgbench failed (${measured.code}):\n${output}`);
@@ -766,7 +770,9 @@ async function main(): Promise<void> {
     tps = Number(tpsMatch[1]);
     const processed = /number of transactions actually processed: (\d+)/.exec(output)?.[1];
     const latency = /latency average = ([\d.]+) ms/.exec(output)?.[1];
-    say(`  ${processed ? `${count(Number(processed))} transactions` : ''}${latency ? `, latency average ${latency} ms` : ''}: ${tps.toFixed(1)} tps (without initial connection time)`);
+    if (processed && cpuBefore !== null && cpuAfter !== null) tpcbCpu = (cpuAfter - cpuBefore) / Number(processed);
+    say(`  ${processed ? `${count(Number(processed))} transactions` : ''}${latency ? `, latency average ${latency} ms` : ''}: ${tps.toFixed(1)} tps (without initial connection time)` +
+      `${tpcbCpu === null ? '' : `; PostgreSQL ${tpcbCpu.toFixed(3)} ms CPU per transaction`}`);
   }
 
   if (CHURN) await churnPhase(ownerSql, tillsA[0]!.shopId, tillsA[0]!.products.slice(0, LINES).map((product) => product.id));
@@ -792,6 +798,11 @@ async function main(): Promise<void> {
   for (const row of rows) say(`  ${row[0].padEnd(widths[0]!)}  ${row[1].padStart(widths[1]!)}  ${row[2].padStart(widths[2]!)}`);
   say(`  (d) pgbench TPC-B tps (${CLIENTS} clients, -j ${PGBENCH_THREADS}, -M prepared, scale ${PGBENCH_SCALE}): ${tps === null ? na : tps.toFixed(1)}`);
   say(`  one shop / 16 shops over HTTP: ${ratio(oneShop.salesPerSecond, manyShops.salesPerSecond)}`);
+  if (tpcbCpu !== null) {
+    // The machine's speed varies by a third from hour to hour; in TPC-B transactions a sale's cost does not.
+    say(`  PostgreSQL CPU of one sale in TPC-B transactions (${tpcbCpu.toFixed(3)} ms each): ceiling (a) ${ratio(ceilingA?.postgresCpuPerSale, tpcbCpu)}, ` +
+      `(b) ${ratio(ceilingB?.postgresCpuPerSale, tpcbCpu)}; HTTP (a) ${ratio(oneShop.postgresCpuPerSale, tpcbCpu)}, (b) ${ratio(manyShops.postgresCpuPerSale, tpcbCpu)}`);
+  }
 
   // The issue's targets for this 2-core machine, said met or not; never a failure.
   const verdict = (ok: boolean | null) => (ok === null ? 'n/a' : ok ? 'met' : 'NOT met');
