@@ -6,15 +6,16 @@
  * extensions), migrates it, registers two shops through the API, seeds 100,000 products in the
  * first (and 10,000 in the second, so row-level security has rows to filter) with set-based SQL
  * through the products table (its triggers fill search_name and catalogue_codes), then starts the
- * real app as the pos_app role on a free port and times sequential `GET /api/v1/products?q=` by name
+ * real app as the pos_app role on a free port, as a process of its own (api/web.ts), and times sequential `GET /api/v1/products?q=` by name
  * prefix and by barcode. Prints the median and p99, the EXPLAIN (ANALYZE, BUFFERS) plans of both
  * searches as the app runs them, and whether each uses an index. The database is dropped at the end,
  * also on failure or Ctrl-C. Independent of the test runner.
  */
+import http from 'node:http';
 import postgres from 'postgres';
 import { APP_DB_ROLE, createSql, type Sql, type Tx } from '../api/db.ts';
 import { listProducts } from '../api/products/queries.ts';
-import { BenchRun, count, login, ms, register, say, SERVER_URL, summarize, type Timing } from './support.ts';
+import { BenchRun, count, login, ms, register, say, send, SERVER_URL, summarize, type Timing } from './support.ts';
 
 const PRODUCTS = 100_000;
 const OTHER_SHOP_PRODUCTS = 10_000;
@@ -139,12 +140,12 @@ async function measure(
 ): Promise<{ timing: Timing; rows: number }> {
   const samples: number[] = [];
   let rows = 0;
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   for (const [index, value] of values.entries()) {
     const started = performance.now();
-    const response = await fetch(`${baseUrl}/api/v1/products?q=${encodeURIComponent(value)}`, { headers: { authorization: `Bearer ${token}` } });
-    const text = await response.text();
+    const { status, text } = await send(agent, 'GET', new URL(`${baseUrl}/api/v1/products?q=${encodeURIComponent(value)}`), { authorization: `Bearer ${token}` });
     const elapsed = performance.now() - started;
-    if (response.status !== 200) throw new Error(`GET /products?q=${value}: ${response.status} ${text}`);
+    if (status !== 200) throw new Error(`GET /products?q=${value}: ${status} ${text}`);
     const data = (JSON.parse(text) as { data: any[] }).data;
     const problem = check(value, data);
     if (problem) throw new Error(`GET /products?q=${value}: ${problem}`);
@@ -335,10 +336,10 @@ async function main(): Promise<void> {
   await bench.createAndMigrate();
   say(`  migrated     in ${ms(performance.now() - started)}`);
 
-  const app = await bench.startApp({ poolMax: 5, applicationName: 'pos-bench' });
+  const app = await bench.spawnApp({ poolMax: 5, logLevel: process.env.BENCH_LOG_LEVEL || 'info' });
   const { baseUrl } = app;
   ownerSql = createSql(ownerUrl, { max: 1, applicationName: 'pos-bench-owner' });
-  say(`  app          ${baseUrl}, connected as ${APP_DB_ROLE}`);
+  say(`  app          ${baseUrl}: api/web.ts in a process of its own, connected as ${APP_DB_ROLE}; requests from this process (node:http, keep-alive)`);
 
   const shop = await register(baseUrl, 'Supermarché Bench', `owner-${database}@bench.example`);
   const other = await register(baseUrl, 'Boutique Voisine', `other-${database}@bench.example`);

@@ -29,7 +29,7 @@ import path from 'node:path';
 import postgres from 'postgres';
 import { APP_DB_ROLE, createSql, type Sql } from '../api/db.ts';
 import http from 'node:http';
-import { BenchRun, count, login, ms, PASSWORD, percentile, register, request, say, SERVER_URL, type AppProcess } from './support.ts';
+import { BenchRun, CLOCK_TICKS, count, login, ms, PASSWORD, percentile, register, request, say, send, SERVER_URL, type AppProcess } from './support.ts';
 
 function positiveNumber(name: string, fallback: number): number {
   const raw = process.env[name];
@@ -135,7 +135,6 @@ const machineTimes = () =>
     { busy: 0, total: 0 },
   );
 
-const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
 
 /**
  * CPU ms (user + system) used so far by every process named `postgres` on this machine (the
@@ -161,21 +160,6 @@ function postgresCpuMs(): number | null {
     }
   }
   return found ? total : null;
-}
-
-/** One POST over a kept-alive connection of `agent`: the status and the body, or a rejection after 60 s. */
-function post(agent: http.Agent, url: URL, headers: Record<string, string>, body: string): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    const request = http.request(url, { method: 'POST', agent, headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) }, timeout: 60_000 }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-      response.on('error', reject);
-    });
-    request.on('timeout', () => request.destroy(new Error('no answer within 60 s')));
-    request.on('error', reject);
-    request.end(body);
-  });
 }
 
 /**
@@ -245,7 +229,7 @@ async function runLoad(app: AppProcess, cashiers: Cashier[], onWindow: (open: bo
       let status: number;
       let text: string;
       try {
-        ({ status, text } = await post(agent, url, headers, body));
+        ({ status, text } = await send(agent, 'POST', url, headers, body));
       } catch (error) {
         refused.set('error', (refused.get('error') ?? 0) + 1);
         fail({ what: 'the request failed', status: null, body: error instanceof Error ? error.message : String(error), sale });
@@ -671,7 +655,7 @@ async function main(): Promise<void> {
     `fsync ${server!.fsync}, max_connections ${server!.max_connections})`);
   say(`  migrated     in ${ms(performance.now() - started)}`);
 
-  const app = await bench.spawnApp({ poolMax: POOL_MAX, logLevel: LOG_LEVEL, clockTicks: CLOCK_TICKS });
+  const app = await bench.spawnApp({ poolMax: POOL_MAX, logLevel: LOG_LEVEL });
   const { baseUrl } = app;
   say(`  app          ${baseUrl}: api/web.ts in a process of its own, connected as ${APP_DB_ROLE}, pool of ${POOL_MAX} connections, ` +
     `log level ${LOG_LEVEL} (BENCH_LOG_LEVEL)`);

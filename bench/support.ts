@@ -6,9 +6,10 @@
  * pos_app's password put back and the database dropped at the end, also
  * on failure or Ctrl-C; small HTTP and statistics helpers.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import http from 'node:http';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
@@ -93,6 +94,28 @@ export interface RunningApp {
   stop(): Promise<void>;
 }
 
+/** Clock ticks per second of /proc's CPU times. */
+export const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
+
+/**
+ * One request over a kept-alive connection of `agent` (node:http: a till's own connection, cheaper
+ * for the load's process than fetch): the status and the body, or a rejection after 60 s.
+ */
+export function send(agent: http.Agent, method: string, url: URL, headers: Record<string, string>, body?: string): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const sent = body === undefined ? headers : { ...headers, 'content-length': String(Buffer.byteLength(body)) };
+    const request = http.request(url, { method, agent, headers: sent, timeout: 60_000 }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+      response.on('error', reject);
+    });
+    request.on('timeout', () => request.destroy(new Error('no answer within 60 s')));
+    request.on('error', reject);
+    request.end(body);
+  });
+}
+
 /** The app as a process of its own (`api/web.ts`, the Procfile's web role), as in production. */
 export interface AppProcess {
   baseUrl: string;
@@ -117,11 +140,11 @@ function freePort(): Promise<number> {
 }
 
 /** CPU ms (user + system) of a process of this machine, from /proc/<pid>/stat; null when unreadable. */
-export function processCpuMs(pid: number, clockTicks: number): number | null {
+export function processCpuMs(pid: number): number | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicks;
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
   } catch {
     return null;
   }
@@ -224,7 +247,7 @@ export class BenchRun {
    * database, with a pool of `poolMax` connections and its request log at `logLevel` (written to
    * nowhere, but written), and waits until it answers /healthz.
    */
-  async spawnApp(options: { poolMax: number; logLevel: string; clockTicks: number }): Promise<AppProcess> {
+  async spawnApp(options: { poolMax: number; logLevel: string }): Promise<AppProcess> {
     const port = await freePort();
     // BENCH_APP_NODE_ARGS: more node options for the app, for diagnosis (`--cpu-prof --cpu-prof-dir=/tmp/prof`).
     const nodeArgs = (process.env.BENCH_APP_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
@@ -263,7 +286,7 @@ export class BenchRun {
       if (tries > 300) throw new Error(`the app process did not answer /healthz within 30 s: ${stderr}`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
-    return { baseUrl, cpuMs: () => (child.pid === undefined ? null : processCpuMs(child.pid, options.clockTicks)), stop };
+    return { baseUrl, cpuMs: () => (child.pid === undefined ? null : processCpuMs(child.pid)), stop };
   }
 
   /** Closes what was opened, puts pos_app's password back and drops the database; once. */

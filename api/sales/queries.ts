@@ -50,7 +50,7 @@ export async function recordSaleAlone(
   const connection = await sql.reserve();
   try {
     const submitted = connection<{ result: { id: string; replayed: boolean } }[]>`
-      select sale_submit(${scope.shopId}, ${scope.userId}, ${connection.json(salePayload(sale))}) as result`;
+      select sale_submit(${scope.shopId}, ${scope.userId}, ${connection.json(salePayload(sale))}) as result`.execute();
     const read = connection<{ sale: SaleRecord | null }[]>`select sale_read(${scope.shopId}, ${scope.userId}, ${sale.id}) as sale`;
     const [[row], [answer]] = await Promise.all([submitted, read]);
     return { sale: answer!.sale, replayed: row!.result.replayed };

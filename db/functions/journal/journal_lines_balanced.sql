@@ -1,18 +1,23 @@
--- Checked at commit, whatever path wrote the lines: an entry's debits equal its credits.
-create or replace function journal_entry_must_balance() returns trigger
+-- Whatever path writes journal lines, an entry's debits equal its credits: every statement that
+-- inserts lines must insert, for each entry it touches, lines that balance (the sum of balanced sets
+-- balances, so a whole entry does; journal_post writes an entry's lines in one statement). Checked on
+-- the statement's own rows (its transition table), with no read of the table: a row trigger deferred
+-- to the commit summed each entry's lines again for every line.
+create or replace function journal_lines_must_balance() returns trigger
   language plpgsql
   as $$
 declare
-  difference bigint;
+  unbalanced record;
 begin
-  select coalesce(sum(debit_xaf), 0) - coalesce(sum(credit_xaf), 0) into difference
-    from journal_lines where entry_id = new.entry_id;
-  if difference <> 0 then
-    raise exception 'journal entry % is unbalanced by % XAF', new.entry_id, difference;
+  select entry_id, sum(debit_xaf) - sum(credit_xaf) as difference into unbalanced
+    from added group by entry_id having sum(debit_xaf) <> sum(credit_xaf) limit 1;
+  if found then
+    raise exception 'journal entry % is unbalanced by % XAF', unbalanced.entry_id, unbalanced.difference;
   end if;
   return null;
 end $$;
 
 drop trigger if exists journal_lines_balanced on journal_lines;
-create constraint trigger journal_lines_balanced after insert on journal_lines
-  deferrable initially deferred for each row execute function journal_entry_must_balance();
+drop function if exists journal_entry_must_balance();
+create trigger journal_lines_balanced after insert on journal_lines
+  referencing new table as added for each statement execute function journal_lines_must_balance();

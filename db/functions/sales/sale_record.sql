@@ -354,8 +354,6 @@ begin
       'sale_receipt:' || the_sale);
   end if;
 
-  -- The journal's balance checks now rather than at commit: nothing may come after the counter.
-  set constraints journal_lines_balanced immediate;
   -- The receipt number last, in one statement with the sale's own row: the counter row stays locked
   -- until commit (that is what makes numbers gap-free), so every other sale of the shop waits on it;
   -- nothing but the commit follows it (the API reads the answer after the commit, sale_submit). The
