@@ -732,7 +732,10 @@ async function main(): Promise<void> {
     .sort((a, b) => b.updates - a.updates);
   say();
   say('HOT updates during the sales (pg_stat_user_tables), every table updated:');
-  for (const row of hot) say(`  ${row.table.padEnd(20)} ${count(row.updates).padStart(10)} updates, ${((row.hot / row.updates) * 100).toFixed(1).padStart(5)}% HOT`);
+  for (const row of hot) {
+    say(`  ${row.table.padEnd(20)} ${count(row.updates).padStart(10)} updates, ${((row.hot / row.updates) * 100).toFixed(1).padStart(5)}% HOT ` +
+      `(${count(row.updates - row.hot)} not)`);
+  }
 
   if (pgbenchVersion) {
     say();

@@ -85,7 +85,7 @@ t.test('a void gives the stock back with void movements, reverses the payments a
   t.strictSame(voided.payments.filter((p: any) => p.kind === 'void').map((p: any) => [p.method, p.amount_xaf]).sort(), [['card', -2000], ['cash', -1500]]);
 
   const lines = await saleJournal(api, sale.id);
-  t.equal(new Set(lines.filter((l) => l.source_type === 'sale_void').map((l) => l.entry_id)).size, 2, 'one reversing entry per entry of the sale');
+  t.equal(new Set(lines.filter((l) => l.source_type === 'sale_void').map((l) => l.entry_id)).size, 1, 'one reversing entry per entry of the sale');
   t.strictSame(netByAccount(lines), {}, 'every account nets to zero for the voided sale');
   // VAT: 2500 -> 403.56 -> 404 and 1000 -> 161; goods at cost 2.5 x 600.
   t.strictSame(postings(lines, 'sale_void'), { '31': [1500, 0], '4431': [565, 0], '521': [0, 2000], '571': [0, 1500], '6031': [0, 1500], '701': [2935, 0] });

@@ -315,25 +315,22 @@ begin
   select coalesce(sum(round((value ->> 'quantity')::numeric * (value ->> 'cost_xaf')::bigint)), 0)::bigint into cost_value
     from jsonb_array_elements(lines) where (value ->> 'tracked')::boolean;
 
+  -- The payments, the credit left on the customer's account and the change given, in one insert.
   insert into sale_payments (sale_id, kind, method, amount_xaf, reference, shift_id, created_at)
   select the_sale, 'payment', value ->> 'method', (value ->> 'amount_xaf')::bigint, value ->> 'reference', open_shift, occurred_at
     from jsonb_array_elements(coalesce(p_sale -> 'payments', '[]'))
-   where (value ->> 'amount_xaf')::bigint > 0;
-  if credit > credit_given then
-    insert into sale_payments (sale_id, kind, method, amount_xaf, shift_id, created_at)
-    values (the_sale, 'payment', 'credit', credit - credit_given, open_shift, occurred_at);
-  end if;
-  if change > 0 then
-    insert into sale_payments (sale_id, kind, method, amount_xaf, shift_id, created_at)
-    values (the_sale, 'change', 'cash', -change, open_shift, occurred_at);
-  end if;
+   where (value ->> 'amount_xaf')::bigint > 0
+  union all
+  select the_sale, 'payment', 'credit', credit - credit_given, null, open_shift, occurred_at where credit > credit_given
+  union all
+  select the_sale, 'change', 'cash', -change, null, open_shift, occurred_at where change > 0;
 
   if customer.id is not null then
     earned := loyalty_earn_for_sale(customer.id, the_sale, total - credit);
   end if;
 
-  -- The journal: money in (net of change) and the customer's account against sales and VAT collected;
-  -- the goods at cost out of stock.
+  -- The journal, one entry: money in (net of change) and the customer's account against sales and VAT
+  -- collected, and the goods at cost out of stock (6031 against 31, as journal_post_stock_change).
   for method_total in
     select method, sum(amount_xaf) as amount from sale_payments where sale_payments.sale_id = the_sale group by method
   loop
@@ -344,9 +341,10 @@ begin
     end if;
   end loop;
   journal := journal || jsonb_build_array(jsonb_build_object('account', '701', 'credit_xaf', total - vat_total),
-                                          jsonb_build_object('account', '4431', 'credit_xaf', vat_total));
+                                          jsonb_build_object('account', '4431', 'credit_xaf', vat_total),
+                                          jsonb_build_object('account', '6031', 'debit_xaf', cost_value),
+                                          jsonb_build_object('account', '31', 'credit_xaf', cost_value));
   perform journal_post('sale', the_sale, 'Sale', journal);
-  perform journal_post_stock_change('sale', the_sale, 'Sale at cost', -cost_value);
 
   if customer.email is not null then
     perform enqueue_job('sale__email_receipt',
