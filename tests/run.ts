@@ -27,6 +27,29 @@ function schemaFingerprint(): string {
   return hash.digest('hex').slice(0, 12);
 }
 
+/** Templates kept besides the one just built: other checkouts on this server may still use them. */
+const OLD_TEMPLATES_KEPT = 2;
+
+/**
+ * A new template for every change of the schema's sources: the older ones would pile up on a server
+ * that outlives the runs (10 MB each). All but the newest few are dropped (newest: highest OID);
+ * one in use by another run's clone is left for a later run.
+ */
+async function dropOldTemplates(admin: postgres.Sql, current: string): Promise<void> {
+  const old = await admin<{ datname: string }[]>`
+    select datname from pg_database
+     where datname like 'pos\_test\_template\_%' and datname not like '%\_building' and datname <> ${current}
+     order by oid desc offset ${OLD_TEMPLATES_KEPT}`;
+  for (const { datname } of old) {
+    try {
+      await admin.unsafe(`alter database "${datname}" with is_template false`);
+      await admin.unsafe(`drop database "${datname}"`);
+    } catch {
+      // In use: a later run drops it.
+    }
+  }
+}
+
 async function ensureTemplate(serverUrl: string): Promise<string> {
   const template = `pos_test_template_${schemaFingerprint()}`;
   const admin = postgres(serverUrl, { max: 1, onnotice: () => {} });
@@ -34,7 +57,10 @@ async function ensureTemplate(serverUrl: string): Promise<string> {
     // Two runs against one server (two checkouts, or CI beside a developer) build each template once.
     await admin`select pg_advisory_lock(hashtext(${template}))`;
     const [ready] = await admin`select 1 from pg_database where datname = ${template} and datistemplate`;
-    if (ready) return template;
+    if (ready) {
+      await dropOldTemplates(admin, template);
+      return template;
+    }
     const building = `${template}_building`;
     await admin.unsafe(`drop database if exists "${building}" with (force)`);
     await admin.unsafe(`create database "${building}"`);
@@ -42,6 +68,7 @@ async function ensureTemplate(serverUrl: string): Promise<string> {
     await admin.unsafe(`drop database if exists "${template}" with (force)`);
     await admin.unsafe(`alter database "${building}" rename to "${template}"`);
     await admin.unsafe(`alter database "${template}" with is_template true allow_connections false`);
+    await dropOldTemplates(admin, template);
     return template;
   } finally {
     await admin.end();
