@@ -41,6 +41,8 @@ declare
   redeem bigint := coalesce((p_sale ->> 'redeem_points')::bigint, 0);
   redeem_value bigint := 0;
   net_total bigint;
+  gross_total numeric;
+  net_sum numeric;
   allocated bigint := 0;
   share bigint;
   line_total bigint;
@@ -71,14 +73,15 @@ declare
 begin
   -- Two identical requests at once: the second waits here, then finds the first's sale.
   perform pg_advisory_xact_lock(hashtextextended('sale:' || the_sale::text, 0));
-  select * into existing from sales where id = the_sale;
-  if found then
-    if existing.request_hash = p_sale ->> 'request_hash' then
-      return jsonb_build_object('id', the_sale, 'replayed', true);
-    end if;
-    perform raise_app_error(409, 'idempotency_conflict', 'A sale with this id was already recorded with other details.');
-  end if;
+  -- Ids are unique across shops (sale_id_taken looks past row-level security); a taken one is this
+  -- shop's replay, or a conflict.
   if sale_id_taken(the_sale) then
+    select * into existing from sales where id = the_sale;
+    if found and existing.request_hash = p_sale ->> 'request_hash' then
+      return jsonb_build_object('id', the_sale, 'replayed', true);
+    elsif found then
+      perform raise_app_error(409, 'idempotency_conflict', 'A sale with this id was already recorded with other details.');
+    end if;
     perform raise_app_error(409, 'idempotency_conflict', 'This sale id is already taken.');
   end if;
   select * into shop from shops where id = app_shop_id();
@@ -113,9 +116,10 @@ begin
   -- whatever the size of the shop (`in (select ...)` was planned as a scan of the shop's products, and
   -- `id = any(ids)` as a bitmap AND with the shop's whole shop_id index). Every statement below that
   -- reads or writes products or variants reaches them the same way, by primary key from the basket.
-  items := array(select value from jsonb_array_elements(p_sale -> 'items'));
-  product_ids := array(select (value ->> 'product_id')::uuid from unnest(items) as item (value));
-  variant_ids := array(select (value ->> 'variant_id')::uuid from unnest(items) as item (value));
+  select array_agg(entry.value order by entry.position), array_agg((entry.value ->> 'product_id')::uuid order by entry.position),
+         array_agg((entry.value ->> 'variant_id')::uuid order by entry.position)
+    into items, product_ids, variant_ids
+    from jsonb_array_elements(p_sale -> 'items') with ordinality as entry (value, position);
   perform 1 from unnest(product_ids) as basket (id) join products p on p.id = basket.id order by p.id for update of p;
   if array_remove(variant_ids, null) <> '{}' then
     perform 1 from unnest(variant_ids) as basket (id) join variants x on x.id = basket.id order by x.id for update of x;
@@ -196,10 +200,13 @@ begin
   end loop;
   -- Each line fits a bigint (quantities and prices are bounded), but 500 of them may not: a sale
   -- beyond a quadrillion XAF is refused rather than overflowing the ledger.
-  if (select sum((value ->> 'gross_xaf')::numeric) from jsonb_array_elements(lines)) > 1000000000000000 then
+  select sum((value ->> 'gross_xaf')::numeric), coalesce(sum((value ->> 'net_xaf')::numeric), 0)
+    into gross_total, net_sum
+    from jsonb_array_elements(lines);
+  if gross_total > 1000000000000000 then
     perform raise_app_error(422, 'validation_failed', 'The sale is too large to record.', 'items');
   end if;
-  select coalesce(sum((value ->> 'net_xaf')::bigint), 0) into net_total from jsonb_array_elements(lines);
+  net_total := net_sum::bigint;
 
   -- Redeemed points: their value comes off the lines pro rata (the last line takes the remainder).
   if redeem > 0 then
@@ -301,11 +308,12 @@ begin
            where (v ->> 'tracked')::boolean) m
     join jsonb_to_recordset(stock_items) as si (product_id uuid, variant_id uuid, on_hand numeric) on si.product_id = m.product_id and si.variant_id is not distinct from m.variant_id
    order by m.line_no;
-  select array_agg(si.variant_id), array_agg(si.quantity) into moved_variants, moved_variant_quantities
-    from jsonb_to_recordset(stock_items) as si (variant_id uuid, quantity numeric) where si.variant_id is not null;
-  select array_agg(si.product_id), array_agg(si.quantity) into moved_products, moved_product_quantities
-    from (select r.product_id, sum(r.quantity) as quantity
-            from jsonb_to_recordset(stock_items) as r (product_id uuid, quantity numeric) group by r.product_id) si;
+  with moved as (select * from jsonb_to_recordset(stock_items) as r (product_id uuid, variant_id uuid, quantity numeric))
+  select v.ids, v.quantities, p.ids, p.quantities
+    into moved_variants, moved_variant_quantities, moved_products, moved_product_quantities
+    from (select array_agg(variant_id) as ids, array_agg(quantity) as quantities from moved where variant_id is not null) v,
+         (select array_agg(product_id) as ids, array_agg(quantity) as quantities
+            from (select product_id, sum(quantity) as quantity from moved group by product_id) per_product) p;
   if moved_variants is not null then
     update variants x set on_hand = x.on_hand - moved.quantity
       from unnest(moved_variants, moved_variant_quantities) as moved (id, quantity) where x.id = moved.id;
