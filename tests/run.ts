@@ -57,17 +57,15 @@ async function ensureTemplate(serverUrl: string): Promise<string> {
     // Two runs against one server (two checkouts, or CI beside a developer) build each template once.
     await admin`select pg_advisory_lock(hashtext(${template}))`;
     const [ready] = await admin`select 1 from pg_database where datname = ${template} and datistemplate`;
-    if (ready) {
-      await dropOldTemplates(admin, template);
-      return template;
+    if (!ready) {
+      const building = `${template}_building`;
+      await admin.unsafe(`drop database if exists "${building}" with (force)`);
+      await admin.unsafe(`create database "${building}"`);
+      await migrate(databaseUrl(serverUrl, building), { appRolePassword: deriveSecret(TEST_APP_KEY, `database role ${APP_DB_ROLE}`).toString('hex') });
+      await admin.unsafe(`drop database if exists "${template}" with (force)`);
+      await admin.unsafe(`alter database "${building}" rename to "${template}"`);
+      await admin.unsafe(`alter database "${template}" with is_template true allow_connections false`);
     }
-    const building = `${template}_building`;
-    await admin.unsafe(`drop database if exists "${building}" with (force)`);
-    await admin.unsafe(`create database "${building}"`);
-    await migrate(databaseUrl(serverUrl, building), { appRolePassword: deriveSecret(TEST_APP_KEY, `database role ${APP_DB_ROLE}`).toString('hex') });
-    await admin.unsafe(`drop database if exists "${template}" with (force)`);
-    await admin.unsafe(`alter database "${building}" rename to "${template}"`);
-    await admin.unsafe(`alter database "${template}" with is_template true allow_connections false`);
     await dropOldTemplates(admin, template);
     return template;
   } finally {

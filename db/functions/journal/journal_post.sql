@@ -20,17 +20,24 @@ begin
   return entry_id;
 end $$;
 
--- A change of stock value: a loss (p_value_xaf < 0) debits 6031 and credits 31; a gain the reverse.
+-- The lines of a change of stock value: a loss (p_value_xaf < 0) debits 6031 and credits 31; a gain
+-- the reverse. A sale adds them to its own entry; journal_post_stock_change posts them alone.
+create or replace function journal_stock_change_lines(p_value_xaf bigint) returns jsonb
+  language sql immutable parallel safe
+  as $$
+    select case when p_value_xaf < 0
+      then jsonb_build_array(jsonb_build_object('account', '6031', 'debit_xaf', -p_value_xaf),
+                             jsonb_build_object('account', '31', 'credit_xaf', -p_value_xaf))
+      else jsonb_build_array(jsonb_build_object('account', '31', 'debit_xaf', p_value_xaf),
+                             jsonb_build_object('account', '6031', 'credit_xaf', p_value_xaf))
+    end
+$$;
+
+-- Posts a change of stock value as an entry of its own (journal_stock_change_lines).
 create or replace function journal_post_stock_change(p_source_type text, p_source_id uuid, p_memo text, p_value_xaf bigint)
   returns uuid
   language plpgsql volatile
   as $$
 begin
-  return journal_post(p_source_type, p_source_id, p_memo,
-      case when p_value_xaf < 0
-        then jsonb_build_array(jsonb_build_object('account', '6031', 'debit_xaf', -p_value_xaf),
-                               jsonb_build_object('account', '31', 'credit_xaf', -p_value_xaf))
-        else jsonb_build_array(jsonb_build_object('account', '31', 'debit_xaf', p_value_xaf),
-                               jsonb_build_object('account', '6031', 'credit_xaf', p_value_xaf))
-      end);
+  return journal_post(p_source_type, p_source_id, p_memo, journal_stock_change_lines(p_value_xaf));
 end $$;

@@ -338,7 +338,7 @@ begin
   end if;
 
   -- The journal, one entry: money in (net of change) and the customer's account against sales and VAT
-  -- collected, and the goods at cost out of stock (6031 against 31, as journal_post_stock_change).
+  -- collected, and the goods at cost out of stock (journal_stock_change_lines).
   for method_total in
     select method, sum(amount_xaf) as amount from sale_payments where sale_payments.sale_id = the_sale group by method
   loop
@@ -349,9 +349,8 @@ begin
     end if;
   end loop;
   journal := journal || jsonb_build_array(jsonb_build_object('account', '701', 'credit_xaf', total - vat_total),
-                                          jsonb_build_object('account', '4431', 'credit_xaf', vat_total),
-                                          jsonb_build_object('account', '6031', 'debit_xaf', cost_value),
-                                          jsonb_build_object('account', '31', 'credit_xaf', cost_value));
+                                          jsonb_build_object('account', '4431', 'credit_xaf', vat_total))
+                     || journal_stock_change_lines(-cost_value);
   perform journal_post('sale', the_sale, 'Sale', journal);
 
   if customer.email is not null then
