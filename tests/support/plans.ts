@@ -33,12 +33,25 @@ function readsOf(node: PlanNode, statement: string, into: TableRead[]): TableRea
   return into;
 }
 
+/** A function of the schema as PostgreSQL called it during a statement. */
+export interface FunctionCalls {
+  name: string;
+  language: string;
+  calls: number;
+}
+
 export interface PlanSession {
   /**
    * Runs `statement` as the app role with the shop and user set, in a transaction of its own, and
    * answers what every scan of every statement it ran (those inside functions included) read.
    */
   reads(shopId: string, userId: string | null, statement: (sql: postgres.TransactionSql) => Promise<unknown>): Promise<TableRead[]>;
+  /**
+   * Runs `statement` likewise and answers the functions of the schema it called that PostgreSQL ran
+   * as calls (track_functions = all): an inlined SQL function is not among them, one that was not is
+   * parsed and planned again by every statement that calls it.
+   */
+  calls(shopId: string, userId: string | null, statement: (sql: postgres.TransactionSql) => Promise<unknown>): Promise<FunctionCalls[]>;
   end(): Promise<void>;
 }
 
@@ -83,6 +96,24 @@ export async function planSession(ownerUrl: string): Promise<PlanSession> {
         await statement(tx);
       });
       return collected;
+    },
+    async calls(shopId, userId, statement) {
+      return (await sql.begin(async (tx) => {
+        await tx`set local track_functions = 'all'`;
+        await tx`set local role pos_app`;
+        await tx`select set_config('app.shop_id', ${shopId}, true), set_config('app.user_id', ${userId ?? ''}, true)`;
+        // The session's counts not yet flushed to the shared statistics show too: the statement's
+        // are the difference.
+        const counts = () => tx<FunctionCalls[]>`
+          select f.funcname as name, l.lanname as language, f.calls::int as calls
+            from pg_stat_xact_user_functions f join pg_proc p on p.oid = f.funcid join pg_language l on l.oid = p.prolang
+           order by f.funcname`;
+        const before = new Map((await counts()).map((row) => [row.name, row.calls]));
+        await statement(tx);
+        return (await counts())
+          .map((row) => ({ ...row, calls: row.calls - (before.get(row.name) ?? 0) }))
+          .filter((row) => row.calls > 0);
+      })) as FunctionCalls[];
     },
     end: () => sql.end({ timeout: 1 }),
   };

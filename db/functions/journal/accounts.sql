@@ -17,3 +17,10 @@ create or replace function expense_account(p_category text) returns text
     select case p_category when 'rent' then '6222' when 'utilities' then '6052' when 'salaries' then '6611'
                            when 'transport' then '6181' when 'supplies' then '6047' when 'other' then '6588' end
 $$;
+
+-- The account a payment by this method settles to: the customer's account (411) for credit, else
+-- the treasury account. A searched CASE: inside a CASE on the method (`case m when 'credit' ...`),
+-- PostgreSQL does not inline treasury_account, and parses and plans it again on every call.
+create or replace function settlement_account(p_method text) returns text
+  language sql immutable parallel safe
+  as $$ select case when p_method = 'credit' then '411' else treasury_account(p_method) end $$;

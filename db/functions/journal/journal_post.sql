@@ -22,8 +22,10 @@ end $$;
 
 -- The lines of a change of stock value: a loss (p_value_xaf < 0) debits 6031 and credits 31; a gain
 -- the reverse. A sale adds them to its own entry; journal_post_stock_change posts them alone.
+-- Stable, as jsonb_build_object is: declared immutable, it could not be inlined, and every call parsed
+-- and planned its body again.
 create or replace function journal_stock_change_lines(p_value_xaf bigint) returns jsonb
-  language sql immutable parallel safe
+  language sql stable parallel safe
   as $$
     select case when p_value_xaf < 0
       then jsonb_build_array(jsonb_build_object('account', '6031', 'debit_xaf', -p_value_xaf),

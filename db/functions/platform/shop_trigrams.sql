@@ -8,8 +8,12 @@
 -- (@>) never miss a product; two shops whose ids begin alike only share candidates, which the
 -- caller's own filter on shop_id and the LIKE recheck remove. No key (no word of 3 characters): the
 -- caller must search another way.
+--
+-- PL/pgSQL, not SQL: a SQL function with a subquery is never inlined, so each statement that computed
+-- the index's keys (an update of a customer by a sale) parsed and planned its body again.
 create or replace function shop_trigrams(p_shop_id uuid, p_text text) returns text[]
-  language sql immutable parallel safe
+  language plpgsql immutable parallel safe
   as $$
-    select array(select left(p_shop_id::text, 8) || t from unnest(public.show_trgm(p_text)) t where position(' ' in t) = 0)
-$$;
+begin
+  return array(select left(p_shop_id::text, 8) || t from unnest(public.show_trgm(p_text)) t where position(' ' in t) = 0);
+end $$;

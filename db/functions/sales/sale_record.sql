@@ -344,7 +344,7 @@ begin
   loop
     if method_total.amount > 0 then
       journal := journal || jsonb_build_array(jsonb_build_object(
-        'account', case method_total.method when 'credit' then '411' else treasury_account(method_total.method) end,
+        'account', settlement_account(method_total.method),
         'debit_xaf', method_total.amount));
     end if;
   end loop;

@@ -20,6 +20,8 @@ declare
   already_cost bigint;
   part_cost bigint;
   cost_value bigint := 0;
+  -- Apart from the entry's jsonb_build_object, inside which PostgreSQL would not inline it.
+  refund_account constant text := settlement_account(p_method);
   open_shift uuid;
 begin
   select * into sale from sales where id = p_sale_id for update;
@@ -83,7 +85,7 @@ begin
   perform journal_post('sale_refund', refund_id, 'Refund of sale ' || sale.receipt_no, jsonb_build_array(
     jsonb_build_object('account', '701', 'debit_xaf', refunded_total - refunded_vat),
     jsonb_build_object('account', '4431', 'debit_xaf', refunded_vat),
-    jsonb_build_object('account', case p_method when 'credit' then '411' else treasury_account(p_method) end, 'credit_xaf', refunded_total)));
+    jsonb_build_object('account', refund_account, 'credit_xaf', refunded_total)));
   perform journal_post_stock_change('sale_refund', refund_id, 'Refund of sale ' || sale.receipt_no || ' at cost', cost_value);
 
   if sale.total_xaf > 0 then
