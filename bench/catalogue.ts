@@ -137,8 +137,9 @@ async function measure(
   token: string,
   values: string[],
   check: (value: string, data: any[]) => string | null,
-): Promise<{ timing: Timing; rows: number }> {
+): Promise<{ timing: Timing; rows: number; slowest: string }> {
   const samples: number[] = [];
+  const timed: { value: string; elapsed: number; index: number }[] = [];
   let rows = 0;
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   for (const [index, value] of values.entries()) {
@@ -151,10 +152,18 @@ async function measure(
     if (problem) throw new Error(`GET /products?q=${value}: ${problem}`);
     if (index >= WARMUP) {
       samples.push(elapsed);
+      timed.push({ value, elapsed, index: index - WARMUP });
       rows += data.length;
     }
   }
-  return { timing: summarize(samples), rows: rows / samples.length };
+  // The slowest requests, with what they asked and when (the n-th timed one): a tail of rare words
+  // differs from one of passing stalls.
+  const slowest = timed
+    .sort((a, b) => b.elapsed - a.elapsed)
+    .slice(0, 4)
+    .map((sample) => `"${sample.value}" ${ms(sample.elapsed)} (#${sample.index + 1})`)
+    .join(', ');
+  return { timing: summarize(samples), rows: rows / samples.length, slowest };
 }
 
 /** The shop and user a request works in, as the app sets them for row-level security. */
@@ -355,6 +364,8 @@ async function main(): Promise<void> {
   await ownerSql`vacuum (analyze) catalogue_codes`;
   await ownerSql`analyze categories`;
   await ownerSql`analyze variants`;
+  // The seeding's writes flushed now rather than by a checkpoint during the timed requests.
+  await ownerSql`checkpoint`;
   say(`  seeded       ${count(seeded.products)} products and ${count(seeded.codes)} catalogue codes in the benched shop, ` +
     `${count(OTHER_SHOP_PRODUCTS)} products in a second shop (same barcodes for its first ${count(OTHER_SHOP_PRODUCTS)}), ` +
     `in ${seedSeconds.toFixed(1)} s, then VACUUM ANALYZE`);
@@ -377,11 +388,13 @@ async function main(): Promise<void> {
   const byName = await measure(baseUrl, token, prefixes, (_q, data) => (data.length === 0 ? 'no product found for a prefix of a real name' : null));
   say(`  GET /api/v1/products?q=<name prefix, 3-5 chars>  median ${ms(byName.timing.median)}  p99 ${ms(byName.timing.p99)}` +
     `  (min ${ms(byName.timing.min)}, max ${ms(byName.timing.max)}, ${byName.rows.toFixed(1)} products per answer)`);
+  say(`    slowest: ${byName.slowest}`);
   const byBarcode = await measure(baseUrl, token, barcodes, (code, data) =>
     data.length === 1 && data[0].barcode === code ? null : `expected exactly the one product of this shop, got ${data.length}`,
   );
   say(`  GET /api/v1/products?q=<barcode, 13 digits>      median ${ms(byBarcode.timing.median)}  p99 ${ms(byBarcode.timing.p99)}` +
     `  (min ${ms(byBarcode.timing.min)}, max ${ms(byBarcode.timing.max)}, ${byBarcode.rows.toFixed(1)} product per answer)`);
+  say(`    slowest: ${byBarcode.slowest}`);
 
   // The second shop's searches: its candidates only are read, whatever the size of the first shop.
   const otherOwner = await login(baseUrl, `other-${database}@bench.example`);
@@ -390,6 +403,7 @@ async function main(): Promise<void> {
   const byNameSmall = await measure(baseUrl, otherOwner.token, otherPrefixes, (_q, data) => (data.length === 0 ? 'no product found for a prefix of a real name' : null));
   say(`  the same, second shop (${count(OTHER_SHOP_PRODUCTS)} products)    median ${ms(byNameSmall.timing.median)}  p99 ${ms(byNameSmall.timing.p99)}` +
     `  (min ${ms(byNameSmall.timing.min)}, max ${ms(byNameSmall.timing.max)})`);
+  say(`    slowest: ${byNameSmall.slowest}`);
 
   // The plans, of the very SQL listProducts sends, as pos_app with the shop and user set.
   const scope = { shopId: shop.shopId, userId };

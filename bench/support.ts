@@ -8,7 +8,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { openSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -251,9 +251,11 @@ export class BenchRun {
     const port = await freePort();
     // BENCH_APP_NODE_ARGS: more node options for the app, for diagnosis (`--cpu-prof --cpu-prof-dir=/tmp/prof`).
     const nodeArgs = (process.env.BENCH_APP_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
+    // BENCH_APP_LOG: a file that receives the app's request log (its own timing of each request).
+    const logFile = process.env.BENCH_APP_LOG ? openSync(process.env.BENCH_APP_LOG, 'w') : 'ignore';
     const child: ChildProcess = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'api/web.ts'], {
       cwd: REPO,
-      stdio: ['ignore', 'ignore', 'pipe'],
+      stdio: ['ignore', logFile, 'pipe'],
       env: {
         ...Object.fromEntries(Object.entries(process.env).filter(([name]) => name !== 'APP_DATABASE_URL')),
         DATABASE_URL: this.ownerUrl,

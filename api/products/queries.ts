@@ -100,29 +100,36 @@ export interface ProductFilters {
  * One page of products by name. With `q`, a product matches when `q` is exactly one of its (or its
  * variants') SKUs or barcodes — one lookup in catalogue_codes, so a scan resolves in this one query,
  * with the variant it names — or when its accent-free name contains `q`: products_search pages the
- * matches (ids and names) with the filters, in the database, and only that page's rows are read.
+ * matches (ids, names and their order's keys) with the filters, in the database, and only that page's
+ * rows are read. A search lists the scanned product first, then the names that start with `q`, then
+ * those that contain it further on, each group by accent-free name: its cursor is
+ * [group, accent-free name, id]; the list's is [name, id].
  */
+export type ProductCursor = readonly [string, string] | readonly [number, string, string];
+
 export async function listProducts(
   tx: Tx,
   filters: ProductFilters,
   limit: number,
-  after: readonly [string, string] | null,
-): Promise<(ProductRow & { matched_variant: VariantRecord | null })[]> {
+  after: ProductCursor | null,
+): Promise<(ProductRow & { matched_variant: VariantRecord | null; cursor: ProductCursor })[]> {
   const q = filters.q;
+  const searchAfter = q && after?.length === 3 ? after : null;
+  const listAfter = !q && after?.length === 2 ? after : null;
   const page = q
     ? tx`
-      select id, name from products_search(${q}, ${filters.category_id ?? null}::uuid, ${filters.active ?? null}::boolean,
-        ${filters.tracked ?? null}::boolean, ${filters.low_stock ?? null}::boolean, ${after?.[0] ?? null}::text,
-        ${after?.[1] ?? null}::uuid, ${limit + 1}::integer)`
+      select id, name, rank, key from products_search(${q}, ${filters.category_id ?? null}::uuid, ${filters.active ?? null}::boolean,
+        ${filters.tracked ?? null}::boolean, ${filters.low_stock ?? null}::boolean, ${searchAfter?.[0] ?? null}::integer,
+        ${searchAfter?.[1] ?? null}::text, ${searchAfter?.[2] ?? null}::uuid, ${limit + 1}::integer)`
     : tx`
-      select p.id, p.name from products p
+      select p.id, p.name, 0 as rank, p.name as key from products p
        where p.shop_id = app_shop_id() and p.deleted_at is null
          ${filters.category_id ? tx`and p.category_id = ${filters.category_id}` : tx``}
          ${filters.active !== undefined ? tx`and p.active = ${filters.active}` : tx``}
          ${filters.tracked !== undefined ? tx`and p.tracked = ${filters.tracked}` : tx``}
          ${filters.low_stock === true ? tx`and p.tracked and p.on_hand <= p.reorder_level` : tx``}
          ${filters.low_stock === false ? tx`and not (p.tracked and p.on_hand <= p.reorder_level)` : tx``}
-         ${after ? tx`and (p.name, p.id) > (${after[0]}, ${after[1]}::uuid)` : tx``}
+         ${listAfter ? tx`and (p.name, p.id) > (${listAfter[0]}, ${listAfter[1]}::uuid)` : tx``}
        order by p.name, p.id
        limit ${limit + 1}`;
   const scanned = q
@@ -132,11 +139,12 @@ export async function listProducts(
     : tx`null::jsonb`;
   // The page's ids first, then the columns of those rows only: the record's subqueries (has_variants,
   // the scanned variant) run for the page, not for every match of a common name.
-  return tx<(ProductRow & { matched_variant: VariantRecord | null })[]>`
+  const rows = await tx<(ProductRow & { matched_variant: VariantRecord | null; page_rank: number; page_key: string })[]>`
     with page as (${page})
-    select ${productColumns(tx)}, ${scanned} as matched_variant
+    select ${productColumns(tx)}, ${scanned} as matched_variant, page.rank as page_rank, page.key as page_key
       from page join products p on p.id = page.id
-     order by page.name, page.id`;
+     order by page.rank, ${q ? tx`page.key collate "C"` : tx`page.name`}, page.id`;
+  return rows.map(({ page_rank, page_key, ...row }) => ({ ...row, cursor: q ? [page_rank, page_key, row.id] : [row.name, row.id] }));
 }
 
 export async function createProduct(tx: Tx, product: CreateProductBody & { vat_rate: number }): Promise<ProductRecord> {

@@ -66,7 +66,10 @@ const listProductsRoute = createRoute({
   path: '/products',
   tags,
   summary: 'List or search products (any shop user)',
-  description: 'Ordered by name. A `q` equal to a SKU or barcode (a scan) answers its product, with `matched_variant` when the code is a variant\'s.',
+  description:
+    'Ordered by name, then id. With `q`: the products whose SKU or barcode (or a variant\'s) is exactly `q` (a scan, answered with `matched_variant` when the code is a variant\'s), ' +
+    'then those whose accent-free name starts with `q`, then those whose name contains it further on; each group ordered by accent-free name (byte order), then id. ' +
+    'A cursor belongs to its kind of list: a search\'s cursor given without `q`, or a list\'s with `q`, is a 422 on `cursor`.',
   security: bearer,
   middleware: readers,
   request: { query: ProductListQuery },
@@ -269,9 +272,12 @@ function assertMayHaveVariants(product: Product): void {
 export const productRoutes = newRouter()
   .openapi(listProductsRoute, async (c) => {
     const { limit, cursor, ...filters } = c.req.valid('query');
-    const after = decodeCursor(cursor, z.tuple([Text, z.uuid()]));
-    const { rows, nextCursor } = page(await listProducts(c.var.tx, filters, limit, after), limit, (row) => [row.name, row.id]);
-    const data = rows.map((row) => ({ ...toProductRecord(row), matched_variant: row.matched_variant }));
+    // A search's cursor is [group, accent-free name, id], the list's [name, id] (listProducts).
+    const after = filters.q
+      ? decodeCursor(cursor, z.tuple([z.int().min(0).max(2), Text, z.uuid()]))
+      : decodeCursor(cursor, z.tuple([Text, z.uuid()]));
+    const { rows, nextCursor } = page(await listProducts(c.var.tx, filters, limit, after), limit, (row) => row.cursor);
+    const data = rows.map(({ cursor: _cursor, ...row }) => ({ ...toProductRecord(row), matched_variant: row.matched_variant }));
     return c.json({ data, meta: { next_cursor: nextCursor } }, 200);
   })
   .openapi(createProductRoute, async (c) => {

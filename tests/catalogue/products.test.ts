@@ -377,7 +377,7 @@ t.test('q finds names case- and accent-insensitively: "cafe", "CAFE" and "crème
   for (const q of ['cafe', 'CAFE', 'Café', 'CAFÉ', 'crème', 'CREME', 'fe cr', '  cafe  ']) {
     t.strictSame(await listedNames(owner.token, { q }), ['Café Crème'], `q=${JSON.stringify(q)}`);
   }
-  t.strictSame(await listedNames(owner.token, { q: 'crem' }), ['Café Crème', 'Crémier'], 'a part of a word, in name order');
+  t.strictSame(await listedNames(owner.token, { q: 'crem' }), ['Crémier', 'Café Crème'], 'a part of a word: the name that starts so first');
   t.strictSame(await listedNames(owner.token, { q: 'chocolat' }), [], 'no match is an empty list');
   const reply = await listProducts(owner.token, { q: 'cafe' });
   t.strictSame(Object.keys(reply.body.data[0]).sort(), LIST_ITEM_KEYS);
@@ -507,6 +507,36 @@ t.test('the list is ordered by name, and walking next_cursor with limit=1 visits
   expectInvalid(t, await listProducts(owner.token, { limit: '0' }), 'limit', 'limit=0');
   expectInvalid(t, await listProducts(owner.token, { limit: '201' }), 'limit', 'limit=201');
   expectInvalid(t, await listProducts(owner.token, { cursor: 'garbage' }), 'cursor', 'a garbage cursor');
+});
+
+t.test('a search lists the scanned product, then the names that start with q, then those that contain it further on, each by accent-free name', async (t) => {
+  const owner = await registerShop(api);
+  const names = ['Jus de goyave', 'Pain au jus', 'jus d\'ananas', 'Bonjus orange', 'Jusquiame', 'Ajus', 'Éjus'];
+  for (const name of names) await createProduct(api, owner.token, { name });
+  const scanned = await createProduct(api, owner.token, { name: 'Zeste', sku: 'jus' });
+  const expected = ['Zeste', 'jus d\'ananas', 'Jus de goyave', 'Jusquiame', 'Ajus', 'Bonjus orange', 'Éjus', 'Pain au jus'];
+  t.strictSame(await listedNames(owner.token, { q: 'jus' }), expected, 'the SKU, the starts, the rest');
+  t.equal((await listProducts(owner.token, { q: 'jus' })).body.data[0].id, scanned.id);
+
+  for (const limit of ['1', '2', '3']) {
+    const walked: string[] = [];
+    let cursor: string | null = null;
+    for (let page = 0; page < 20; page++) {
+      const query: Record<string, string> = cursor ? { q: 'jus', limit, cursor } : { q: 'jus', limit };
+      const reply: Reply = await listProducts(owner.token, query);
+      t.equal(reply.status, 200);
+      walked.push(...reply.body.data.map((p: any) => p.name));
+      cursor = reply.body.meta.next_cursor;
+      if (cursor === null) break;
+    }
+    t.strictSame(walked, expected, `limit=${limit}: walking next_cursor visits every match once, across the groups`);
+  }
+  const searchCursor = (await listProducts(owner.token, { q: 'jus', limit: '1' })).body.meta.next_cursor;
+  const listCursor = (await listProducts(owner.token, { limit: '1' })).body.meta.next_cursor;
+  expectInvalid(t, await listProducts(owner.token, { cursor: searchCursor }), 'cursor', "a search's cursor without q");
+  expectInvalid(t, await listProducts(owner.token, { q: 'jus', cursor: listCursor }), 'cursor', "a list's cursor with q");
+  const forged = Buffer.from(JSON.stringify([3, 'jus', randomUUID()])).toString('base64url');
+  expectInvalid(t, await listProducts(owner.token, { q: 'jus', cursor: forged }), 'cursor', 'a group that does not exist');
 });
 
 // Reading, changing, deleting

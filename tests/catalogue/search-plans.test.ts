@@ -37,17 +37,31 @@ t.teardown(() => session.end());
 
 t.test('a product name search reads its own shop\'s candidates only, and pages them in the database', async (t) => {
   for (let i = 0; i < 7; i++) {
-    const reads = await session.reads(shopId, owner.user.id, (tx) => tx`select * from products_search('jus', null, null, null, null, null, null, 51)`);
+    // "fruit" is inside the names: the shop's trigram keys give its candidates.
+    const reads = await session.reads(shopId, owner.user.id, (tx) => tx`select * from products_search('fruit', null, null, null, null, null, null, null, 51)`);
     const products = reads.filter((read) => read.table === 'products' || read.table === 'products_name_keys_idx');
     t.ok(products.some((read) => read.table === 'products_name_keys_idx'), `search ${i + 1}: through the shop's trigram keys`);
     const most = Math.max(...products.map((read) => read.rows));
     t.ok(most <= OWN, `search ${i + 1}: at most the shop's ${OWN} matches read (read ${most}, the other shops hold ${OTHERS * OTHER_SIZE})`);
   }
-  const [row] = await api.appSql.begin(async (tx) => {
-    await tx`select set_config('app.shop_id', ${shopId}, true)`;
-    return tx<{ count: number }[]>`select count(*)::int as count from products_search('jus', null, null, null, null, null, null, 1000)`;
-  });
-  t.equal(row?.count, OWN, 'and it finds every one of them');
+  for (const text of ['fruit', 'jus']) {
+    const [row] = await api.appSql.begin(async (tx) => {
+      await tx`select set_config('app.shop_id', ${shopId}, true)`;
+      return tx<{ count: number }[]>`select count(*)::int as count from products_search(${text}, null, null, null, null, null, null, null, 1000)`;
+    });
+    t.equal(row?.count, OWN, `"${text}" finds every one of them`);
+  }
+});
+
+t.test('a search of the start of a name reads one page of rows, however many names start so', async (t) => {
+  const PAGE = 11;
+  for (let i = 0; i < 7; i++) {
+    const reads = await session.reads(shopId, owner.user.id, (tx) => tx`select * from products_search('jus', null, null, null, null, null, null, null, ${PAGE})`);
+    const products = reads.filter((read) => read.table === 'products');
+    t.ok(products.some((read) => read.node === 'Index Scan'), `search ${i + 1}: the names read in order from an index`);
+    const most = Math.max(...products.map((read) => read.rows));
+    t.ok(most <= PAGE, `search ${i + 1}: at most the page's ${PAGE} rows read (read ${most}; ${OWN} names start so)`);
+  }
 });
 
 t.test('a customer name search reads its own shop\'s candidates only', async (t) => {
