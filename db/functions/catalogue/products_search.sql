@@ -20,12 +20,15 @@
 -- group 2 reads the shop's names in order.
 drop function if exists products_matching_name(text);
 
--- Whether a product (its columns first) passes the list's filters. Plain SQL, inlined into the
--- statements that call it.
+-- Whether a product (its columns first) of search group p_group passes the list's filters and comes
+-- after the cursor (p_after_rank, p_after_key, p_after_id), which bounds its own group only. Plain
+-- SQL, inlined into the statements that call it.
 drop function if exists products_search_keeps(uuid, boolean, boolean, numeric, numeric, text, uuid, uuid, boolean, boolean, boolean, text, uuid);
+drop function if exists products_search_keeps(uuid, boolean, boolean, numeric, numeric, uuid, boolean, boolean, boolean);
 create or replace function products_search_keeps(
-  category_id uuid, active boolean, tracked boolean, on_hand numeric, reorder_level numeric,
-  p_category_id uuid, p_active boolean, p_tracked boolean, p_low_stock boolean)
+  category_id uuid, active boolean, tracked boolean, on_hand numeric, reorder_level numeric, search_name text, id uuid,
+  p_group integer, p_category_id uuid, p_active boolean, p_tracked boolean, p_low_stock boolean,
+  p_after_rank integer, p_after_key text, p_after_id uuid)
   returns boolean
   language sql immutable
   as $$
@@ -33,6 +36,7 @@ create or replace function products_search_keeps(
        and (p_active is null or active = p_active)
        and (p_tracked is null or tracked = p_tracked)
        and (p_low_stock is null or (tracked and on_hand <= reorder_level) = p_low_stock)
+       and (p_after_rank is distinct from p_group or (search_name collate "C", id) > (p_after_key collate "C", p_after_id))
 $$;
 
 drop function if exists products_search(text, uuid, boolean, boolean, boolean, text, uuid, integer);
@@ -62,9 +66,8 @@ begin
     return query
       select p.id, p.name, 0, p.search_name from products p
        where p.id = any (coded) and p.shop_id = shop and p.deleted_at is null
-         and products_search_keeps(p.category_id, p.active, p.tracked, p.on_hand, p.reorder_level,
-                                   p_category_id, p_active, p_tracked, p_low_stock)
-         and (p_after_rank is null or (p.search_name collate "C", p.id) > (p_after_key collate "C", p_after_id))
+         and products_search_keeps(p.category_id, p.active, p.tracked, p.on_hand, p.reorder_level, p.search_name, p.id, 0,
+                                   p_category_id, p_active, p_tracked, p_low_stock, p_after_rank, p_after_key, p_after_id)
        order by p.search_name collate "C", p.id
        limit left_over;
     get diagnostics found_now = row_count;
@@ -77,9 +80,8 @@ begin
        where p.shop_id = shop and p.deleted_at is null
          and p.search_name collate "C" >= needle and p.search_name collate "C" < past_needle
          and not p.id = any (coded)
-         and products_search_keeps(p.category_id, p.active, p.tracked, p.on_hand, p.reorder_level,
-                                   p_category_id, p_active, p_tracked, p_low_stock)
-         and (p_after_rank is distinct from 1 or (p.search_name collate "C", p.id) > (p_after_key collate "C", p_after_id))
+         and products_search_keeps(p.category_id, p.active, p.tracked, p.on_hand, p.reorder_level, p.search_name, p.id, 1,
+                                   p_category_id, p_active, p_tracked, p_low_stock, p_after_rank, p_after_key, p_after_id)
        order by p.search_name collate "C", p.id
        limit left_over;
     get diagnostics found_now = row_count;
@@ -98,9 +100,8 @@ begin
          where m.shop_id = shop
            and not (m.search_name collate "C" >= needle and m.search_name collate "C" < past_needle)
            and not m.id = any (coded)
-           and products_search_keeps(m.category_id, m.active, m.tracked, m.on_hand, m.reorder_level,
-                                     p_category_id, p_active, p_tracked, p_low_stock)
-           and (p_after_rank is distinct from 2 or (m.search_name collate "C", m.id) > (p_after_key collate "C", p_after_id))
+           and products_search_keeps(m.category_id, m.active, m.tracked, m.on_hand, m.reorder_level, m.search_name, m.id, 2,
+                                     p_category_id, p_active, p_tracked, p_low_stock, p_after_rank, p_after_key, p_after_id)
          order by m.search_name collate "C", m.id
          limit left_over;
     else
@@ -110,9 +111,8 @@ begin
            and p.search_name like pattern
            and not (p.search_name collate "C" >= needle and p.search_name collate "C" < past_needle)
            and not p.id = any (coded)
-           and products_search_keeps(p.category_id, p.active, p.tracked, p.on_hand, p.reorder_level,
-                                     p_category_id, p_active, p_tracked, p_low_stock)
-           and (p_after_rank is distinct from 2 or (p.search_name collate "C", p.id) > (p_after_key collate "C", p_after_id))
+           and products_search_keeps(p.category_id, p.active, p.tracked, p.on_hand, p.reorder_level, p.search_name, p.id, 2,
+                                     p_category_id, p_active, p_tracked, p_low_stock, p_after_rank, p_after_key, p_after_id)
          order by p.search_name collate "C", p.id
          limit left_over;
     end if;
