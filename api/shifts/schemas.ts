@@ -98,6 +98,7 @@ export const ShiftTotals = z
     cash_in_xaf: z.number().int(),
     cash_out_xaf: z.number().int(),
     cash_expenses_xaf: z.number().int().openapi({ description: 'Expenses paid in cash from this drawer, deleted ones excluded.' }),
+    cash_supplier_payments_xaf: z.number().int().openapi({ description: 'Supplier invoices paid in cash from this drawer (POST /purchases/{id}/pay).' }),
     expected_cash_xaf: z.number().int().openapi({ description: 'opening float + cash sales - cash refunds + cash in - cash out - cash expenses.' }),
     by_method: z.record(DrawerMethod, z.number().int()).openapi({ description: 'Expected per method: cash as above; any other method, the net of its sale payments in this shift.' }),
   })

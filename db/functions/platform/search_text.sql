@@ -21,3 +21,5 @@ create or replace trigger products_search_name before insert or update of name o
   for each row execute function set_search_name();
 create or replace trigger customers_search_name before insert or update of name on customers
   for each row execute function set_search_name();
+create or replace trigger suppliers_search_name before insert or update of name on suppliers
+  for each row execute function set_search_name();

@@ -22,3 +22,6 @@ create or replace trigger shifts_touch before update on shifts for each row exec
 create or replace trigger expenses_touch before update on expenses for each row execute function touch_updated_at();
 create or replace trigger sales_touch before update on sales for each row execute function touch_updated_at();
 create or replace trigger devices_touch before update on devices for each row execute function touch_updated_at();
+create or replace trigger suppliers_touch before update on suppliers for each row execute function touch_updated_at();
+create or replace trigger batches_touch before update on batches for each row execute function touch_updated_at();
+create or replace trigger purchases_touch before update on purchases for each row execute function touch_updated_at();

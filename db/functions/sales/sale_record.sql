@@ -320,6 +320,22 @@ begin
   end if;
   update products p set on_hand = p.on_hand - moved.quantity
     from unnest(moved_products, moved_product_quantities) as moved (id, quantity) where p.id = moved.id;
+  -- Batches, first expired first out (stock/batches.sql), for the whole basket in one statement: each
+  -- item's batches with stock read from batches_fefo_idx (none, for a shop that keeps no batches).
+  with wanted as (
+    select * from jsonb_to_recordset(stock_items) as r (product_id uuid, variant_id uuid, quantity numeric)
+  ), candidates as (
+    select b.id, b.quantity, w.quantity as wanted,
+           sum(b.quantity) over (partition by w.product_id, w.variant_id order by b.expiry_date nulls last, b.created_at, b.id) - b.quantity as before
+      from wanted w
+      join batches b on b.product_id = w.product_id and b.variant_id is not distinct from w.variant_id and b.quantity > 0
+  ), takes as (
+    select id, least(quantity, wanted - before) as take from candidates where before < wanted
+  ), updated as (
+    update batches b set quantity = b.quantity - t.take from takes t where b.id = t.id returning b.id, t.take
+  )
+  insert into batch_movements (batch_id, type, quantity, sale_id, source_id)
+  select id, 'sale', -take, the_sale, the_sale from updated;
   select coalesce(sum(round((value ->> 'quantity')::numeric * (value ->> 'cost_xaf')::bigint)), 0)::bigint into cost_value
     from jsonb_array_elements(lines) where (value ->> 'tracked')::boolean;
 

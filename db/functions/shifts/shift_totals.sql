@@ -1,6 +1,6 @@
 -- What the drawer of a shift should hold, per method. Cash: the opening float, plus cash taken for
 -- sales less change given, less cash paid back for refunds and voids, plus cash brought in, less cash
--- taken out, less cash expenses still standing. Other methods: the net of their sale payments.
+-- taken out, less cash expenses still standing, less cash paid to suppliers. Other methods: the net of their sale payments.
 -- Credit is not money in a drawer and is left out. Null for a shift the caller's shop does not hold.
 create or replace function shift_totals(p_shift_id uuid)
   returns jsonb
@@ -13,6 +13,7 @@ declare
   in_xaf bigint;
   out_xaf bigint;
   expenses_xaf bigint;
+  suppliers_xaf bigint;
   expected_xaf bigint;
   per_method jsonb;
 begin
@@ -30,7 +31,9 @@ begin
     from cash_movements where shift_id = p_shift_id;
   select coalesce(sum(amount_xaf), 0)::bigint into expenses_xaf
     from expenses where shift_id = p_shift_id and payment_method = 'cash' and deleted_at is null;
-  expected_xaf := float_xaf + sales_xaf - refunds_xaf + in_xaf - out_xaf - expenses_xaf;
+  select coalesce(sum(amount_xaf), 0)::bigint into suppliers_xaf
+    from purchase_payments where shift_id = p_shift_id and method = 'cash';
+  expected_xaf := float_xaf + sales_xaf - refunds_xaf + in_xaf - out_xaf - expenses_xaf - suppliers_xaf;
   select jsonb_object_agg(m.method, case when m.method = 'cash' then expected_xaf else coalesce(p.net_xaf, 0) end)
     into per_method
     from unnest(array['cash', 'carrier1_momo', 'carrier2_money', 'card', 'bank']) m (method)
@@ -43,6 +46,7 @@ begin
     'cash_in_xaf', in_xaf,
     'cash_out_xaf', out_xaf,
     'cash_expenses_xaf', expenses_xaf,
+    'cash_supplier_payments_xaf', suppliers_xaf,
     'expected_cash_xaf', expected_xaf,
     'by_method', per_method);
 end $$;

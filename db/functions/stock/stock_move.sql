@@ -1,5 +1,9 @@
 -- The one way stock changes: locks the product (then the variant), moves on_hand by p_delta, writes
 -- the movement. A product with variants keeps its stock on them; its own on_hand is their sum.
+-- Batches follow (stock/batches.sql): a sale, an adjustment or a stocktake that lowers the stock takes
+-- first expired first out; a void or a refund gives back to the batches its sale took from (p_source_id
+-- is the sale); a rise by adjustment or stocktake is unbatched stock. Purchases and their returns name
+-- their batch themselves (purchase_record, purchase_return).
 create or replace function stock_move(p_product_id uuid, p_variant_id uuid, p_type text, p_delta numeric,
                            p_reason text, p_source_type text, p_source_id uuid)
   returns stock_movements
@@ -34,5 +38,11 @@ begin
   insert into stock_movements (product_id, variant_id, type, quantity, on_hand_after, reason, source_type, source_id, user_id)
   values (p_product_id, p_variant_id, p_type, p_delta, after, p_reason, p_source_type, p_source_id, app_user_id())
   returning * into movement;
+  if p_delta < 0 and p_type in ('sale', 'adjustment', 'stocktake') then
+    perform batch_take_fefo(p_product_id, p_variant_id, -p_delta, p_type, case when p_type = 'sale' then p_source_id end,
+                            coalesce(p_source_id, movement.id));
+  elsif p_delta > 0 and p_type in ('void', 'refund') then
+    perform batch_give_back(p_product_id, p_variant_id, p_delta, p_type, p_source_id);
+  end if;
   return movement;
 end $$;
