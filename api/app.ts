@@ -19,6 +19,7 @@ import { productRoutes } from './products/routes.ts';
 import { receiptRoutes } from './receipts/routes.ts';
 import { reportRoutes } from './reports/routes.ts';
 import { promotionRoutes } from './promotions/routes.ts';
+import { purchaseRoutes } from './purchases/routes.ts';
 import { saleRoutes } from './sales/routes.ts';
 import { newRouter } from './router.ts';
 import { shiftRoutes } from './shifts/routes.ts';
@@ -135,6 +136,7 @@ export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
     .route('/', receiptRoutes)
     .route('/', shiftRoutes)
     .route('/', expenseRoutes)
+    .route('/', purchaseRoutes)
     .route('/', deviceRoutes)
     .route('/', syncRoutes)
     .route('/', reportRoutes);

@@ -145,7 +145,7 @@ create table purchase_returns (
 create index purchase_returns_purchase_idx on purchase_returns (purchase_id, created_at);
 alter table purchase_returns enable row level security;
 create policy purchase_returns_tenant on purchase_returns using (shop_id = app_shop_id()) with check (shop_id = app_shop_id());
-revoke update, delete on purchase_returns from pos_app;
+revoke delete on purchase_returns from pos_app;
 
 create table purchase_return_items (
   id uuid primary key default gen_random_uuid(),
@@ -157,6 +157,7 @@ create table purchase_return_items (
   reason text check (char_length(reason) <= 255)
 );
 create index purchase_return_items_return_idx on purchase_return_items (return_id);
+create index purchase_return_items_item_idx on purchase_return_items (purchase_item_id);
 alter table purchase_return_items enable row level security;
 create policy purchase_return_items_tenant on purchase_return_items using (shop_id = app_shop_id()) with check (shop_id = app_shop_id());
 revoke update, delete on purchase_return_items from pos_app;
