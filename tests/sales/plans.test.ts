@@ -55,6 +55,13 @@ await api.appSql.begin(async (tx) => {
   await tx`select set_config('app.shop_id', ${shopId}, true), set_config('app.user_id', ${manager.user.id}, true)`;
   for (let i = 0; i < 150; i++) await tx`select sale_record(${tx.json(basket(i, i % 3 === 0))}, false)`;
 });
+// Batches with stock for every product of the shop (two for each), so that a statement reading the
+// shop's batches rather than the basket's shows.
+await api.ownerSql`
+  insert into batches (shop_id, product_id, batch_number, expiry_date, quantity, cost_xaf)
+  select ${shopId}, p.id, 'L' || n, current_date + (n * 30), 10, 50
+    from products p, generate_series(1, 2) n
+   where p.shop_id = ${shopId} and not exists (select 1 from variants v where v.product_id = p.id)`;
 await api.ownerSql`analyze`;
 
 const session = await planSession(api.runtime.ownerUrl);
@@ -93,6 +100,25 @@ t.test('a sale, its answer, a void, a refund and an adjustment read rows bounded
   }
   for (let i = 0; i < 7; i++) {
     expectBounded(t, await session.reads(shopId, manager.user.id, (tx) => tx`select stock_adjust(${productIds[i]!}, null, ${500 + i}, 'recount')`), `adjustment ${i + 1}`);
+  }
+});
+
+t.test('a purchase, its payment and its return read rows bounded by their lines, not the shop', async (t) => {
+  const [supplier] = await api.ownerSql<{ id: string }[]>`insert into suppliers (shop_id, name) values (${shopId}, 'Grossiste') returning id`;
+  for (let i = 0; i < 7; i++) {
+    const items = Array.from({ length: 5 }, (_, k) => ({
+      product_id: productIds[(i * 11 + k * 577) % productIds.length]!, quantity: 2 + k, unit_cost_xaf: 60 + k,
+      ...(k % 2 === 0 ? { batch_number: `P${i}`, expiry_date: '2031-06-30' } : {}),
+    }));
+    const purchase = { supplier_id: supplier!.id, vat_rate: 19.25, reference: `F-${i}`, items };
+    const reads = await session.reads(shopId, manager.user.id, (tx) => tx`select purchase_record(${tx.json(purchase)})`);
+    expectBounded(t, reads, `purchase ${i + 1}`);
+    const [made] = await api.ownerSql<{ id: string }[]>`select id from purchases where shop_id = ${shopId} and reference = ${`F-${i}`}`;
+    expectBounded(t, await session.reads(shopId, manager.user.id, (tx) => tx`select purchase_pay(${made!.id}, 100, 'cash', null)`), `payment ${i + 1}`);
+    const lines = await api.ownerSql<{ id: string }[]>`select id from purchase_items where purchase_id = ${made!.id} order by line_no limit 2`;
+    const returned = lines.map((line) => ({ purchase_item_id: line.id, quantity: 1 }));
+    expectBounded(t, await session.reads(shopId, manager.user.id, (tx) => tx`select purchase_return(${made!.id}, ${tx.json(returned)})`), `return ${i + 1}`);
+    expectBounded(t, await session.reads(shopId, manager.user.id, (tx) => tx`select purchase_json(${made!.id})`), `answer ${i + 1}`);
   }
 });
 
