@@ -31,7 +31,9 @@ begin
   if not found then
     perform raise_app_error(404, 'not_found', 'Not found.');
   end if;
-  -- The products of the lines returned, locked in id order (as sales lock them).
+  -- Then its supplier, then the products of the lines returned in id order: the order purchase_record
+  -- takes them in (supplier, products), so a return and a receipt from the same supplier never deadlock.
+  perform 1 from suppliers where id = purchase.supplier_id for update;
   perform 1
      from (select (value ->> 'purchase_item_id')::uuid from jsonb_array_elements(p_items) offset 0) as requested (id)
      join purchase_items i on i.id = requested.id and i.purchase_id = p_purchase_id
