@@ -25,6 +25,7 @@ import { newRouter } from './router.ts';
 import { shiftRoutes } from './shifts/routes.ts';
 import { shopRoutes } from './shop/routes.ts';
 import { stockRoutes } from './stock/routes.ts';
+import { supplierRoutes } from './suppliers/routes.ts';
 import { syncRoutes } from './sync/routes.ts';
 import { userRoutes } from './users/routes.ts';
 import { installValidationMessages } from './validation.ts';
@@ -53,7 +54,7 @@ function allowedMethods(app: OpenAPIHono<AppEnv>): (path: string) => string[] {
       .filter((route) => route.method !== 'ALL')
       .map((route) => ({
         method: route.method,
-        pattern: new RegExp(`^${route.path.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/:[^/]+/g, '[^/]+').replace(/\*/g, '.*')}/?$`),
+        pattern: new RegExp(`^${route.path.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/:[^/]+/g, '[^/]+').replace(/\*/g, '.*')}$`),
       }));
     const methods = new Set(routes.filter((route) => route.pattern.test(path)).map((route) => route.method));
     if (methods.has('GET')) methods.add('HEAD');
@@ -136,6 +137,7 @@ export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
     .route('/', receiptRoutes)
     .route('/', shiftRoutes)
     .route('/', expenseRoutes)
+    .route('/', supplierRoutes)
     .route('/', purchaseRoutes)
     .route('/', deviceRoutes)
     .route('/', syncRoutes)

@@ -119,6 +119,9 @@ const POOL_OF_NAME: Record<string, string> = {
   device_id: 'devices',
   code: 'pairing_codes',
   card_no: 'cards',
+  supplier_id: 'suppliers',
+  purchase_id: 'purchases',
+  purchase_item_id: 'purchase_items',
 };
 
 /** `{id}` takes its kind from the collection before it: `/customers/{id}` names a customer. */
@@ -160,9 +163,12 @@ export function harvest(pools: IdPools, plan: RequestPlan, status: number, body:
     } else if (collection === 'stocktakes') {
       addToPool(pools, 'stocktakes', record.id);
       for (const item of record.items ?? []) addToPool(pools, 'stocktake_items', item.id);
+    } else if (collection === 'purchases') {
+      addToPool(pools, 'purchases', record.id);
+      for (const item of record.items ?? []) addToPool(pools, 'purchase_items', item.id);
     } else if (collection === 'products' && /variants/.test(op.path)) addToPool(pools, 'variants', record.id);
     else if (collection === 'products' && /options/.test(op.path)) addToPool(pools, 'options', record.id);
-    else if (collection && ['products', 'customers', 'categories', 'promotions', 'expenses'].includes(collection)) addToPool(pools, collection, record.id);
+    else if (collection && ['products', 'customers', 'categories', 'promotions', 'expenses', 'suppliers'].includes(collection)) addToPool(pools, collection, record.id);
     if (typeof record.card_no === 'string') addToPool(pools, 'cards', record.card_no);
   }
 }
