@@ -3,6 +3,7 @@ import type { MiddlewareHandler } from 'hono';
 import { cors } from 'hono/cors';
 import { requestId } from 'hono/request-id';
 import { accountRoutes } from './account/routes.ts';
+import { alertRoutes } from './alerts/routes.ts';
 import { authRoutes } from './auth/routes.ts';
 import { categoryRoutes } from './categories/routes.ts';
 import { creditRoutes } from './credit/routes.ts';
@@ -139,6 +140,7 @@ export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
     .route('/', expenseRoutes)
     .route('/', supplierRoutes)
     .route('/', purchaseRoutes)
+    .route('/', alertRoutes)
     .route('/', deviceRoutes)
     .route('/', syncRoutes)
     .route('/', reportRoutes);

@@ -66,3 +66,61 @@ export async function listPurchases(
      order by p.created_at desc, p.id desc
      limit ${limit + 1}`;
 }
+
+type PayableRow = {
+  supplier_id: string | null;
+  name: string | null;
+  phone: string | null;
+  balance_xaf: number;
+  days_0_30_xaf: number;
+  days_31_60_xaf: number;
+  days_61_90_xaf: number;
+  days_over_90_xaf: number;
+  oldest_at: Date | null;
+};
+type Bucket = 'balance_xaf' | 'days_0_30_xaf' | 'days_31_60_xaf' | 'days_61_90_xaf' | 'days_over_90_xaf';
+
+/**
+ * What the shop owes its suppliers: what remains of each purchase not fully paid, aged by its invoice
+ * date (the day received, shop calendar) into 0-30, 31-60, 61-90 and over 90 days; purchases without
+ * a supplier together; suppliers owing the shop a credit (negative balance) listed too.
+ */
+export async function payables(tx: Tx) {
+  const rows = await tx<PayableRow[]>`
+    with open as (
+      select p.supplier_id, p.total_xaf - p.returned_xaf - p.paid_xaf as remaining, p.created_at,
+             (now() at time zone sh.timezone)::date - (p.created_at at time zone sh.timezone)::date as age
+        from purchases p join shops sh on sh.id = p.shop_id
+       where p.shop_id = app_shop_id() and p.status <> 'paid'
+    ), aged as (
+      select supplier_id,
+             coalesce(sum(remaining), 0)::bigint as owed,
+             coalesce(sum(remaining) filter (where age <= 30), 0)::bigint as days_0_30_xaf,
+             coalesce(sum(remaining) filter (where age between 31 and 60), 0)::bigint as days_31_60_xaf,
+             coalesce(sum(remaining) filter (where age between 61 and 90), 0)::bigint as days_61_90_xaf,
+             coalesce(sum(remaining) filter (where age > 90), 0)::bigint as days_over_90_xaf,
+             min(created_at) as oldest_at
+        from open group by supplier_id
+    )
+    select a.supplier_id, s.name, s.phone, coalesce(s.balance_xaf, a.owed) as balance_xaf,
+           a.days_0_30_xaf, a.days_31_60_xaf, a.days_61_90_xaf, a.days_over_90_xaf, a.oldest_at
+      from aged a left join suppliers s on s.id = a.supplier_id
+    union all
+    select s.id, s.name, s.phone, s.balance_xaf, 0, 0, 0, 0, null
+      from suppliers s
+     where s.shop_id = app_shop_id() and s.balance_xaf < 0
+       and not exists (select 1 from purchases p where p.supplier_id = s.id and p.status <> 'paid')
+     order by balance_xaf desc, name nulls last, supplier_id nulls last`;
+  const sum = (key: Bucket) => rows.reduce((total, row) => total + row[key], 0);
+  return {
+    as_of: new Date().toISOString(),
+    suppliers: rows.map((row) => ({ ...row, oldest_at: row.oldest_at?.toISOString() ?? null })),
+    totals: {
+      balance_xaf: sum('balance_xaf'),
+      days_0_30_xaf: sum('days_0_30_xaf'),
+      days_31_60_xaf: sum('days_31_60_xaf'),
+      days_61_90_xaf: sum('days_61_90_xaf'),
+      days_over_90_xaf: sum('days_over_90_xaf'),
+    },
+  };
+}

@@ -6,8 +6,8 @@ import { CursorAt, decodeCursor, page } from '../lib/pagination.ts';
 import { authenticate, requireActiveSubscription, requireRole } from '../middleware/auth.ts';
 import { newRouter } from '../router.ts';
 import { bearer, jsonBody, jsonResponse, many, one, pickErrors } from '../schemas.ts';
-import { findPurchase, listPurchases, payPurchase, recordPurchase, returnPurchase } from './queries.ts';
-import { CreatePurchaseBody, PayPurchaseBody, PurchaseListQuery, PurchaseParam, PurchaseRecord, PurchaseReturnBody } from './schemas.ts';
+import { findPurchase, listPurchases, payables, payPurchase, recordPurchase, returnPurchase } from './queries.ts';
+import { CreatePurchaseBody, Payables, PayPurchaseBody, PurchaseListQuery, PurchaseParam, PurchaseRecord, PurchaseReturnBody } from './schemas.ts';
 
 /** Purchases, their payments and returns need a manager or the owner (issue 13). */
 const readers: MiddlewareHandler<AppEnv>[] = [authenticate, requireRole('manager')];
@@ -86,7 +86,22 @@ const giveBack = createRoute({
   responses: { 201: jsonResponse('The purchase with its returns.', one(PurchaseRecord)), ...pickErrors(400, 401, 402, 403, 404, 413, 422) },
 });
 
+const payablesReport = createRoute({
+  method: 'get',
+  path: '/reports/payables',
+  tags,
+  summary: 'What the shop owes its suppliers, aged by invoice date (manager or owner)',
+  description:
+    'Per supplier: its balance, and what remains of each purchase not fully paid in buckets of 0-30, 31-60, 61-90 and over 90 days since the ' +
+    'day it was received (shop calendar). Purchases without a supplier form one line with `supplier_id` null. A supplier owing the shop a credit ' +
+    '(negative balance) is listed too. Totals over all lines.',
+  security: bearer,
+  middleware: readers,
+  responses: { 200: jsonResponse('Payables.', z.object({ data: Payables })), ...pickErrors(401, 403) },
+});
+
 export const purchaseRoutes = newRouter()
+  .openapi(payablesReport, async (c) => c.json({ data: await payables(c.var.tx) }, 200))
   .openapi(list, async (c) => {
     const { limit, cursor, ...filter } = c.req.valid('query');
     const before = decodeCursor(cursor, TimeKey);

@@ -128,3 +128,31 @@ export const PurchaseListQuery = ListQuery.extend({
 }).refine((q) => !q.from || !q.to || q.to >= q.from, { path: ['to'], message: 'Must be on or after from.' });
 
 export const PurchaseParam = z.object({ purchase_id: Uuid.openapi({ param: { name: 'purchase_id', in: 'path' } }) });
+
+export const PayableLine = z
+  .object({
+    supplier_id: Uuid.nullable().openapi({ description: 'Null: the purchases recorded without a supplier, together.' }),
+    name: z.string().nullable(),
+    phone: z.string().nullable(),
+    balance_xaf: z.number().int().openapi({ description: 'What the shop owes (the supplier\'s balance; negative: a credit the supplier owes the shop).' }),
+    days_0_30_xaf: z.number().int(),
+    days_31_60_xaf: z.number().int(),
+    days_61_90_xaf: z.number().int(),
+    days_over_90_xaf: z.number().int(),
+    oldest_at: Timestamp.nullable().openapi({ description: 'Invoice date of the oldest purchase not fully paid.' }),
+  })
+  .openapi('PayableLine');
+
+export const Payables = z
+  .object({
+    as_of: Timestamp,
+    suppliers: z.array(PayableLine).openapi({ description: 'Largest balance first.' }),
+    totals: z.object({
+      balance_xaf: z.number().int(),
+      days_0_30_xaf: z.number().int(),
+      days_31_60_xaf: z.number().int(),
+      days_61_90_xaf: z.number().int(),
+      days_over_90_xaf: z.number().int(),
+    }),
+  })
+  .openapi('Payables');

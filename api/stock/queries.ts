@@ -1,6 +1,6 @@
 import type { Tx } from '../db.ts';
 import { CURSOR_AT } from '../lib/pagination.ts';
-import type { MovementRecord, StocktakeItem, StocktakeRecord } from './schemas.ts';
+import type { BatchRecord, MovementRecord, StocktakeItem, StocktakeRecord } from './schemas.ts';
 
 const iso = (date: Date | null) => date?.toISOString() ?? null;
 
@@ -219,4 +219,16 @@ export async function stockSummary(tx: Tx): Promise<{ products: number; low_stoc
            coalesce(sum(round(on_hand * cost_xaf)) filter (where tracked), 0) as stock_value_xaf
       from products where shop_id = app_shop_id() and deleted_at is null`;
   return row!;
+}
+
+/** The product's batches (its own and its variants'), first expired first out; empty ones only when asked. */
+export async function listBatches(tx: Tx, productId: string, includeEmpty: boolean): Promise<BatchRecord[]> {
+  const rows = await tx<(Omit<BatchRecord, 'created_at' | 'updated_at'> & { created_at: Date; updated_at: Date })[]>`
+    select b.id, b.product_id, b.variant_id, item_name(p.name, v.options) as name, b.batch_number,
+           to_char(b.expiry_date, 'YYYY-MM-DD') as expiry_date, b.quantity, b.cost_xaf,
+           round(b.quantity * b.cost_xaf)::bigint as value_xaf, b.created_at, b.updated_at
+      from batches b join products p on p.id = b.product_id left join variants v on v.id = b.variant_id
+     where b.product_id = ${productId} ${includeEmpty ? tx`` : tx`and b.quantity > 0`}
+     order by b.expiry_date nulls last, b.created_at, b.id`;
+  return rows.map((row) => ({ ...row, created_at: row.created_at.toISOString(), updated_at: row.updated_at.toISOString() }));
 }

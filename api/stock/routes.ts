@@ -3,17 +3,18 @@ import type { MiddlewareHandler } from 'hono';
 import { categoryExists } from '../categories/queries.ts';
 import type { AppEnv } from '../env.ts';
 import { errors, invalidField } from '../errors.ts';
-import { CursorAt, decodeCursor, page } from '../lib/pagination.ts';
+import { CursorAt, decodeCursor, page, SINGLE_PAGE } from '../lib/pagination.ts';
 import { authenticate, requireActiveSubscription, requireRole } from '../middleware/auth.ts';
 import { findProduct, listProducts, productEverExisted, toProductRecord } from '../products/queries.ts';
 import { ProductRecord } from '../products/schemas.ts';
 import { newRouter } from '../router.ts';
-import { bearer, jsonBody, jsonResponse, ListQuery, many, one, pickErrors, Text, Uuid } from '../schemas.ts';
+import { bearer, jsonBody, jsonResponse, ListQuery, many, one, pickErrors, QueryBoolean, Text, Uuid } from '../schemas.ts';
 import {
   adjustStock,
   cancelStocktake,
   commitStocktake,
   findStocktake,
+  listBatches,
   listMovements,
   listStocktakes,
   openStocktake,
@@ -24,6 +25,7 @@ import {
 } from './queries.ts';
 import {
   AdjustBody,
+  BatchRecord,
   CreateStocktakeBody,
   MovementRecord,
   MovementsQuery,
@@ -69,6 +71,23 @@ const movements = createRoute({
   middleware: readers,
   request: { params: ProductParam, query: MovementsQuery },
   responses: { 200: jsonResponse('Movements.', many(MovementRecord)), ...pickErrors(401, 403, 404, 422) },
+});
+
+const batches = createRoute({
+  method: 'get',
+  path: '/products/{product_id}/batches',
+  tags,
+  summary: 'The product\'s batches, first expired first out (manager or owner)',
+  description:
+    'Batches of the product and of its variants, received by purchases with a `batch_number` and/or `expiry_date`, soonest expiry first ' +
+    '(undated last): sales take from them in this order. Only those with stock unless `include_empty=true`. One page.',
+  security: bearer,
+  middleware: readers,
+  request: {
+    params: ProductParam,
+    query: z.object({ include_empty: QueryBoolean.optional().openapi({ param: { name: 'include_empty', in: 'query' }, description: 'Also list emptied batches (default false).' }) }),
+  },
+  responses: { 200: jsonResponse('Batches.', many(BatchRecord)), ...pickErrors(401, 403, 404, 422) },
 });
 
 const listStocktakesRoute = createRoute({
@@ -189,6 +208,11 @@ export const stockRoutes = newRouter()
     const before = decodeCursor(cursor, TimeKey);
     const { rows, nextCursor } = page(await listMovements(c.var.tx, product_id, variant_id, limit, before), limit, (row) => [row.cursor_at, row.id]);
     return c.json({ data: rows.map(toMovementRecord), meta: { next_cursor: nextCursor } }, 200);
+  })
+  .openapi(batches, async (c) => {
+    const { product_id } = c.req.valid('param');
+    if (!(await productEverExisted(c.var.tx, product_id))) throw errors.notFound();
+    return c.json({ data: await listBatches(c.var.tx, product_id, c.req.valid('query').include_empty ?? false), meta: SINGLE_PAGE }, 200);
   })
   .openapi(listStocktakesRoute, async (c) => {
     const { limit, cursor, status } = c.req.valid('query');

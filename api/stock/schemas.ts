@@ -118,3 +118,20 @@ export const Valuation = z
     }),
   })
   .openapi('StockValuation');
+
+export const BatchRecord = z
+  .object({
+    id: Uuid,
+    product_id: Uuid,
+    variant_id: Uuid.nullable(),
+    name: z.string(),
+    batch_number: z.string().nullable(),
+    expiry_date: z.string().nullable().openapi({ description: 'YYYY-MM-DD, the shop\'s calendar; null for a batch known by its number only.' }),
+    quantity: z.number().openapi({ description: 'What the batch still holds.' }),
+    cost_xaf: z.number().int().openapi({ description: 'Unit cost excluding VAT of its last receipt.' }),
+    value_xaf: z.number().int(),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  })
+  .openapi('Batch');
+export type BatchRecord = z.infer<typeof BatchRecord>;

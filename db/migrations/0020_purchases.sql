@@ -89,6 +89,8 @@ create table purchases (
 );
 create index purchases_list_idx on purchases (shop_id, created_at desc, id desc);
 create index purchases_supplier_idx on purchases (supplier_id, created_at desc) where supplier_id is not null;
+-- What is still owed (the payables report): a paid purchase leaves it.
+create index purchases_open_idx on purchases (shop_id, created_at) where status <> 'paid';
 alter table purchases enable row level security;
 create policy purchases_tenant on purchases using (shop_id = app_shop_id()) with check (shop_id = app_shop_id());
 revoke delete on purchases from pos_app;
