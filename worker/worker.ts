@@ -6,6 +6,8 @@ import type { Runtime } from '../api/runtime.ts';
 import type { WorkerContext } from './context.ts';
 import { keepWorkersAlive, type Liveness, type LivenessTiming } from './liveness.ts';
 import { createMailer, sendOnce, type Mailer } from './mailer.ts';
+import { alertsDailyDigest } from './tasks/alerts__daily_digest.ts';
+import { alertsSendDigest } from './tasks/alerts__send_digest.ts';
 import { authPruneExpired } from './tasks/auth__prune_expired.ts';
 import { mailPruneSent } from './tasks/mail__prune_sent.ts';
 import { saleEmailReceipt } from './tasks/sale__email_receipt.ts';
@@ -20,11 +22,18 @@ export function taskList(ctx: WorkerContext): TaskList {
     sale__email_receipt: saleEmailReceipt(ctx),
     stock__negative_alert: stockNegativeAlert(ctx),
     mail__prune_sent: mailPruneSent,
+    alerts__daily_digest: alertsDailyDigest,
+    alerts__send_digest: alertsSendDigest(ctx),
   };
 }
 
 /** Times are UTC. Each item's id is pinned so that renaming a task never replays its history. */
-export const CRONTAB = ['15 * * * * auth__prune_expired ?id=auth_prune_expired', '40 3 * * * mail__prune_sent ?id=mail_prune_sent'].join('\n');
+export const CRONTAB = [
+  '15 * * * * auth__prune_expired ?id=auth_prune_expired',
+  '40 3 * * * mail__prune_sent ?id=mail_prune_sent',
+  // Hourly: each shop gets its digest in the first run after 07:00 of its own time zone.
+  '5 * * * * alerts__daily_digest ?id=alerts_daily_digest',
+].join('\n');
 
 function workerLogger(log: Logger): WorkerLogger {
   return new WorkerLogger((scope) => (level, message, meta) => {
