@@ -6,6 +6,7 @@ import { findCurrentShop } from '../shop/queries.ts';
 import { SubscriptionStatus } from '../shop/schemas.ts';
 import { stockSummary } from '../stock/queries.ts';
 import { customerSummary } from '../credit/queries.ts';
+import { purchasesSummary } from '../purchases/queries.ts';
 import { salesToday } from '../sales/queries.ts';
 import { countStaffByRole } from '../users/queries.ts';
 
@@ -39,6 +40,12 @@ const Dashboard = z
       receivables_xaf: z.number().int().openapi({ description: 'What customers owe in all.' }),
       points_outstanding: z.number().int().openapi({ description: 'Loyalty points held, not yet redeemed.' }),
     }),
+    purchases: z.object({
+      today_count: z.number().int().openapi({ description: 'Purchases received today (shop calendar).' }),
+      today_total_xaf: z.number().int(),
+      payables_xaf: z.number().int().openapi({ description: 'What the shop owes suppliers: what remains of every purchase not fully paid.' }),
+      open_purchases: z.number().int().openapi({ description: 'Purchases not fully paid.' }),
+    }),
   })
   .openapi('Dashboard');
 
@@ -47,7 +54,7 @@ const getDashboard = createRoute({
   path: '/dashboard',
   tags: ['Account'],
   summary: 'The shop at a glance (manager or owner)',
-  description: 'Grows with each domain: today it covers the subscription, the staff, today\'s sales, the stock and the customers.',
+  description: 'Grows with each domain: today it covers the subscription, the staff, today\'s sales, the stock, the customers and the purchases.',
   security: bearer,
   middleware: [authenticate, requireRole('manager')] as const,
   responses: { 200: jsonResponse('Headline figures.', one(Dashboard)), ...pickErrors(401, 403) },
@@ -60,6 +67,7 @@ export const dashboardRoutes = newRouter().openapi(getDashboard, async (c) => {
   const stock = await stockSummary(tx);
   const customers = await customerSummary(tx);
   const sales = await salesToday(tx);
+  const purchases = await purchasesSummary(tx);
   const now = Date.now();
   const activeUntil = Math.max(Date.parse(shop.trial_ends_at), shop.subscription_ends_at ? Date.parse(shop.subscription_ends_at) : 0);
   return c.json(
@@ -77,6 +85,7 @@ export const dashboardRoutes = newRouter().openapi(getDashboard, async (c) => {
         sales_today: sales,
         stock,
         customers,
+        purchases,
       },
     },
     200,

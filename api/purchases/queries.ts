@@ -124,3 +124,16 @@ export async function payables(tx: Tx) {
     },
   };
 }
+
+/** Headline purchase figures of the shop, for the dashboard: today's receipts and what is owed to suppliers. */
+export async function purchasesSummary(tx: Tx): Promise<{ today_count: number; today_total_xaf: number; payables_xaf: number; open_purchases: number }> {
+  const [row] = await tx<{ today_count: number; today_total_xaf: number; payables_xaf: number; open_purchases: number }[]>`
+    with today as (
+      select (date_trunc('day', now() at time zone timezone)) at time zone timezone as starts from shops where id = app_shop_id()
+    )
+    select (select count(*)::int from purchases p, today where p.shop_id = app_shop_id() and p.created_at >= today.starts) as today_count,
+           (select coalesce(sum(p.total_xaf), 0)::bigint from purchases p, today where p.shop_id = app_shop_id() and p.created_at >= today.starts) as today_total_xaf,
+           (select coalesce(sum(p.total_xaf - p.returned_xaf - p.paid_xaf), 0)::bigint from purchases p where p.shop_id = app_shop_id() and p.status <> 'paid') as payables_xaf,
+           (select count(*)::int from purchases p where p.shop_id = app_shop_id() and p.status <> 'paid') as open_purchases`;
+  return row!;
+}

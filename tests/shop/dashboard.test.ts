@@ -22,7 +22,7 @@ t.test('the owner and a manager see the dashboard; a cashier may not (403)', asy
     const reply = await dashboard(token);
     t.equal(reply.status, 200, who);
     t.strictSame(Object.keys(reply.body), ['data'], `${who}: {data}`);
-    t.strictSame(Object.keys(reply.body.data).sort(), ['customers', 'generated_at', 'sales_today', 'shop', 'staff', 'stock'], `${who}: sections`);
+    t.strictSame(Object.keys(reply.body.data).sort(), ['customers', 'generated_at', 'purchases', 'sales_today', 'shop', 'staff', 'stock'], `${who}: sections`);
     t.strictSame(Object.keys(reply.body.data.shop).sort(), ['days_left', 'name', 'subscription_ends_at', 'subscription_status', 'trial_ends_at'], `${who}: shop keys`);
     t.strictSame(Object.keys(reply.body.data.staff).sort(), ['cashier', 'manager', 'owner', 'total'], `${who}: staff keys`);
   }
@@ -116,4 +116,16 @@ t.test('the sales_today section counts today\'s sales net of voids and refunds',
   await api.request('POST', `/sales/${voided.id}/void`, { token: owner.token, body: { reason: 'Erreur de caisse' } });
   await api.request('POST', `/sales/${kept.id}/refund`, { token: owner.token, body: { method: 'cash', items: [{ sale_item_id: kept.items[0].id, quantity: 1 }] } });
   t.strictSame(await dashboard(), { count: 1, total_xaf: 3000, refunded_xaf: 1000, net_xaf: 2000 });
+});
+
+t.test('the dashboard shows today\'s purchases and what is owed to suppliers', async (t) => {
+  const owner = await registerShop(api);
+  const product = await createProduct(api, owner.token);
+  t.strictSame((await dashboard(owner.token)).body.data.purchases, { today_count: 0, today_total_xaf: 0, payables_xaf: 0, open_purchases: 0 });
+  const first = await api.request('POST', '/purchases', { token: owner.token, body: { items: [{ product_id: product.id, quantity: 2, unit_cost_xaf: 5_000 }] } });
+  await api.request('POST', '/purchases', { token: owner.token, body: { vat_rate: 10, items: [{ product_id: product.id, quantity: 1, unit_cost_xaf: 1_000 }] } });
+  await api.request('POST', `/purchases/${first.body.data.id}/pay`, { token: owner.token, body: { amount_xaf: 4_000, method: 'cash' } });
+  t.strictSame((await dashboard(owner.token)).body.data.purchases, { today_count: 2, today_total_xaf: 11_100, payables_xaf: 7_100, open_purchases: 2 });
+  await api.ownerSql`update purchases set created_at = now() - interval '2 days' where id = ${first.body.data.id}`;
+  t.match((await dashboard(owner.token)).body.data.purchases, { today_count: 1, today_total_xaf: 1_100, payables_xaf: 7_100 });
 });
