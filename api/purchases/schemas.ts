@@ -113,6 +113,7 @@ export const PurchaseRecord = z
     status: PurchaseStatus,
     user_id: Uuid.nullable(),
     created_at: Timestamp.openapi({ description: 'When the goods were received: the invoice date of the payables\' ageing.' }),
+    updated_at: Timestamp.openapi({ description: 'Last change of its figures (a payment, a return).' }),
     items: z.array(PurchaseItemRecord),
     payments: z.array(PurchasePaymentRecord).openapi({ description: 'Oldest first.' }),
     returns: z.array(PurchaseReturnRecord).openapi({ description: 'Oldest first.' }),

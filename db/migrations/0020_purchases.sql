@@ -153,6 +153,7 @@ create table purchase_return_items (
   id uuid primary key default gen_random_uuid(),
   shop_id uuid not null default app_shop_id() references shops (id),
   return_id uuid not null references purchase_returns (id),
+  line_no int not null,
   purchase_item_id uuid not null references purchase_items (id),
   quantity numeric(14, 3) not null check (quantity > 0),
   total_xaf bigint not null check (total_xaf >= 0),

@@ -9,7 +9,7 @@ const api = await startService(t);
 
 const PURCHASE_KEYS = [
   'balance_xaf', 'created_at', 'id', 'items', 'note', 'paid_xaf', 'payments', 'reference', 'returned_xaf', 'returns', 'status', 'subtotal_xaf',
-  'supplier_id', 'supplier_name', 'total_xaf', 'user_id', 'vat_rate', 'vat_xaf',
+  'supplier_id', 'supplier_name', 'total_xaf', 'updated_at', 'user_id', 'vat_rate', 'vat_xaf',
 ];
 const ITEM_KEYS = ['batch_id', 'batch_number', 'expiry_date', 'id', 'line_no', 'name', 'product_id', 'quantity', 'returned_quantity', 'total_xaf', 'unit_cost_xaf', 'variant_id'];
 

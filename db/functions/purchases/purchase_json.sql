@@ -7,7 +7,7 @@ begin
       'id', p.id, 'supplier_id', p.supplier_id, 'supplier_name', s.name, 'reference', p.reference, 'note', p.note,
       'vat_rate', p.vat_rate, 'subtotal_xaf', p.subtotal_xaf, 'vat_xaf', p.vat_xaf, 'total_xaf', p.total_xaf,
       'paid_xaf', p.paid_xaf, 'returned_xaf', p.returned_xaf, 'balance_xaf', p.total_xaf - p.returned_xaf - p.paid_xaf,
-      'status', p.status, 'user_id', p.user_id, 'created_at', iso_time(p.created_at),
+      'status', p.status, 'user_id', p.user_id, 'created_at', iso_time(p.created_at), 'updated_at', iso_time(p.updated_at),
       'items', coalesce((select jsonb_agg(jsonb_build_object(
           'id', i.id, 'line_no', i.line_no, 'product_id', i.product_id, 'variant_id', i.variant_id, 'name', i.name,
           'quantity', i.quantity, 'unit_cost_xaf', i.unit_cost_xaf, 'total_xaf', i.total_xaf, 'batch_number', i.batch_number,
@@ -22,7 +22,7 @@ begin
           'created_at', iso_time(r.created_at),
           'items', (select coalesce(jsonb_agg(jsonb_build_object('id', ri.id, 'purchase_item_id', ri.purchase_item_id,
                                                                  'quantity', ri.quantity, 'total_xaf', ri.total_xaf, 'reason', ri.reason)
-                                              order by ri.id), '[]')
+                                              order by ri.line_no), '[]')
                       from purchase_return_items ri where ri.return_id = r.id)) order by r.created_at, r.id)
         from purchase_returns r where r.purchase_id = p.id), '[]'))
       from purchases p left join suppliers s on s.id = p.supplier_id

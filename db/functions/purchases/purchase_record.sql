@@ -20,10 +20,12 @@ declare
   variant variants;
   line_name text;
   line_total bigint;
-  subtotal bigint := 0;
+  subtotal numeric := 0;
   vat bigint;
-  stock_value bigint := 0;
+  stock_value numeric := 0;
   batch uuid;
+  ids uuid[];
+  locked uuid;
 begin
   if p_purchase ->> 'supplier_id' is not null then
     select * into supplier from suppliers where id = (p_purchase ->> 'supplier_id')::uuid and deleted_at is null for update;
@@ -32,12 +34,14 @@ begin
     end if;
   end if;
 
-  -- The products named, locked in id order (as sales lock them): concurrent receipts and sales queue.
-  perform 1
-     from (select coalesce((value ->> 'product_id')::uuid, (select v.product_id from variants v where v.id = (value ->> 'variant_id')::uuid))
-             from jsonb_array_elements(p_purchase -> 'items') offset 0) as basket (id)
-     join products p on p.id = basket.id
-    order by p.id for update of p;
+  -- The products named, locked one by one in id order (as sales lock them): concurrent receipts and
+  -- sales queue instead of deadlocking, and each lock is a primary-key probe whatever the shop's size.
+  select array_agg(distinct coalesce((value ->> 'product_id')::uuid,
+                                     (select v.product_id from variants v where v.id = (value ->> 'variant_id')::uuid)))
+    into ids from jsonb_array_elements(p_purchase -> 'items');
+  for locked in select id from unnest(ids) as basket (id) where id is not null order by id loop
+    perform 1 from products where id = locked for update;
+  end loop;
 
   insert into purchases (id, supplier_id, reference, note, vat_rate, subtotal_xaf, vat_xaf, total_xaf)
   values (purchase_id, supplier.id, p_purchase ->> 'reference', p_purchase ->> 'note', rate, 0, 0, 0);
@@ -67,16 +71,23 @@ begin
     elsif item.v ->> 'name' is null then
       perform raise_app_error(422, 'validation_failed', 'A line names a product, a variant, or at least what it is.', 'items.' || item.i || '.name');
     end if;
-    if product.id is null and (item.v ->> 'batch_number' is not null or item.v ->> 'expiry_date' is not null) then
-      perform raise_app_error(422, 'validation_failed', 'Only goods of the catalogue come in batches.', 'items.' || item.i || '.batch_number');
+    if (product.id is null or not product.tracked) and (item.v ->> 'batch_number' is not null or item.v ->> 'expiry_date' is not null) then
+      perform raise_app_error(422, 'validation_failed', 'Only goods whose stock is tracked come in batches.', 'items.' || item.i || '.batch_number');
     end if;
     line_name := coalesce(item.v ->> 'name', item_name(product.name, variant.options));
     line_total := round((item.v ->> 'quantity')::numeric * (item.v ->> 'unit_cost_xaf')::bigint)::bigint;
     subtotal := subtotal + line_total;
+    if subtotal > 1000000000000000 then
+      perform raise_app_error(422, 'validation_failed', 'The purchase is too large to record.', 'items');
+    end if;
     batch := null;
     if product.id is not null then
       update products set cost_xaf = (item.v ->> 'unit_cost_xaf')::bigint where id = product.id and cost_xaf <> (item.v ->> 'unit_cost_xaf')::bigint;
       if product.tracked then
+        if coalesce((select v.on_hand from variants v where v.id = variant.id), (select p.on_hand from products p where p.id = product.id))
+           + (item.v ->> 'quantity')::numeric >= 100000000000 then
+          perform raise_app_error(422, 'validation_failed', 'The stock would be too large to record.', 'items.' || item.i || '.quantity');
+        end if;
         perform stock_move(product.id, variant.id, 'purchase', (item.v ->> 'quantity')::numeric, p_purchase ->> 'reference', 'purchase', purchase_id);
         stock_value := stock_value + line_total;
         if item.v ->> 'batch_number' is not null or item.v ->> 'expiry_date' is not null then
@@ -91,9 +102,6 @@ begin
             (item.v ->> 'unit_cost_xaf')::bigint, line_total, item.v ->> 'batch_number', (item.v ->> 'expiry_date')::date, batch);
   end loop;
 
-  if subtotal > 1000000000000000 then
-    perform raise_app_error(422, 'validation_failed', 'The purchase is too large to record.', 'items');
-  end if;
   vat := round(subtotal * rate / 100)::bigint;
   update purchases set subtotal_xaf = subtotal, vat_xaf = vat, total_xaf = subtotal + vat,
                        status = case when subtotal + vat = 0 then 'paid' else 'unpaid' end
@@ -106,6 +114,6 @@ begin
     jsonb_build_array(jsonb_build_object('account', '601', 'debit_xaf', subtotal),
                       jsonb_build_object('account', '4452', 'debit_xaf', vat),
                       jsonb_build_object('account', '401', 'credit_xaf', subtotal + vat))
-    || journal_stock_change_lines(stock_value));
+    || journal_stock_change_lines(stock_value::bigint));
   return purchase_id;
 end $$;

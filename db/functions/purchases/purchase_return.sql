@@ -3,7 +3,7 @@
 -- (422 insufficient_stock; for a line received into a batch, more than that batch holds). The goods go
 -- out with purchase_return movements, from the line's batch, or else from unbatched stock first (then
 -- first expired first out, so that the batches never hold more than the on-hand). Reversed pro rata:
--- each line's value at its unit cost (the last of a line takes the exact remainder), the VAT so that
+-- each line's returns worth round(returned quantity x unit cost) in all, the VAT so that
 -- what all returns took back is the same share of the purchase's VAT as of its subtotal; journal 401
 -- against 601 and 4452, and the goods out of stock at cost. The supplier's balance goes down by the
 -- total (below zero: the supplier owes the shop). Returns the return's id.
@@ -26,19 +26,24 @@ declare
   vat bigint;
   excess numeric;
   movement stock_movements;
+  locked uuid;
 begin
   select * into purchase from purchases where id = p_purchase_id for update;
   if not found then
     perform raise_app_error(404, 'not_found', 'Not found.');
   end if;
-  -- Then its supplier, then the products of the lines returned in id order: the order purchase_record
-  -- takes them in (supplier, products), so a return and a receipt from the same supplier never deadlock.
+  -- Then its supplier, then the products of the lines returned one by one in id order: the order
+  -- purchase_record takes them in (supplier, products), so a return and a receipt never deadlock.
   perform 1 from suppliers where id = purchase.supplier_id for update;
-  perform 1
-     from (select (value ->> 'purchase_item_id')::uuid from jsonb_array_elements(p_items) offset 0) as requested (id)
-     join purchase_items i on i.id = requested.id and i.purchase_id = p_purchase_id
-     join products p on p.id = i.product_id
-    order by p.id for update of p;
+  for locked in
+    select distinct i.product_id
+      from (select (value ->> 'purchase_item_id')::uuid from jsonb_array_elements(p_items) offset 0) as requested (id)
+      join purchase_items i on i.id = requested.id and i.purchase_id = p_purchase_id
+     where i.product_id is not null
+     order by i.product_id
+  loop
+    perform 1 from products where id = locked for update;
+  end loop;
   insert into purchase_returns (id, purchase_id, subtotal_xaf, vat_xaf, total_xaf) values (return_id, p_purchase_id, 0, 0, 0);
 
   for request in
@@ -54,14 +59,12 @@ begin
       perform raise_app_error(422, 'return_exceeds_received',
         format('Only %s of this line are left to return.', trim_scale(line.quantity - line.returned_quantity)), 'items.' || request.i || '.quantity');
     end if;
-    if request.quantity = line.quantity - line.returned_quantity then
-      part := line.total_xaf - coalesce((select sum(ri.total_xaf) from purchase_return_items ri where ri.purchase_item_id = line.id), 0);
-    else
-      part := round(request.quantity * line.unit_cost_xaf)::bigint;
-    end if;
+    -- What the line's returns are worth in all is round(returned quantity x unit cost), so pieces add
+    -- up to the line's total exactly, never more (each piece rounded on its own could).
+    part := round((line.returned_quantity + request.quantity) * line.unit_cost_xaf)::bigint - round(line.returned_quantity * line.unit_cost_xaf)::bigint;
     update purchase_items set returned_quantity = returned_quantity + request.quantity where id = line.id;
-    insert into purchase_return_items (return_id, purchase_item_id, quantity, total_xaf, reason)
-    values (return_id, line.id, request.quantity, part, request.reason);
+    insert into purchase_return_items (return_id, line_no, purchase_item_id, quantity, total_xaf, reason)
+    values (return_id, request.i + 1, line.id, request.quantity, part, request.reason);
     subtotal := subtotal + part;
 
     select * into product from products p where p.id = line.product_id and p.deleted_at is null and p.tracked;
