@@ -21,6 +21,7 @@ import { receiptRoutes } from './receipts/routes.ts';
 import { reportRoutes } from './reports/routes.ts';
 import { promotionRoutes } from './promotions/routes.ts';
 import { purchaseRoutes } from './purchases/routes.ts';
+import { quoteRoutes } from './quotes/routes.ts';
 import { saleRoutes } from './sales/routes.ts';
 import { newRouter } from './router.ts';
 import { shiftRoutes } from './shifts/routes.ts';
@@ -140,6 +141,7 @@ export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
     .route('/', expenseRoutes)
     .route('/', supplierRoutes)
     .route('/', purchaseRoutes)
+    .route('/', quoteRoutes)
     .route('/', alertRoutes)
     .route('/', deviceRoutes)
     .route('/', syncRoutes)

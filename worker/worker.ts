@@ -10,6 +10,8 @@ import { alertsDailyDigest } from './tasks/alerts__daily_digest.ts';
 import { alertsSendDigest } from './tasks/alerts__send_digest.ts';
 import { authPruneExpired } from './tasks/auth__prune_expired.ts';
 import { mailPruneSent } from './tasks/mail__prune_sent.ts';
+import { reportEmailZ } from './tasks/report__email_z.ts';
+import { reportSealZ } from './tasks/report__seal_z.ts';
 import { saleEmailReceipt } from './tasks/sale__email_receipt.ts';
 import { stockNegativeAlert } from './tasks/stock__negative_alert.ts';
 import { userForgotPassword } from './tasks/user__forgot_password.ts';
@@ -24,6 +26,8 @@ export function taskList(ctx: WorkerContext): TaskList {
     mail__prune_sent: mailPruneSent,
     alerts__daily_digest: alertsDailyDigest,
     alerts__send_digest: alertsSendDigest(ctx),
+    report__seal_z: reportSealZ,
+    report__email_z: reportEmailZ(ctx),
   };
 }
 
@@ -33,6 +37,8 @@ export const CRONTAB = [
   '40 3 * * * mail__prune_sent ?id=mail_prune_sent',
   // Hourly: each shop gets its digest in the first run after 07:00 of its own time zone.
   '5 * * * * alerts__daily_digest ?id=alerts_daily_digest',
+  // Hourly, with a day of backfill: each shop's days are sealed in the first run after its midnight.
+  '10 * * * * report__seal_z ?id=report_seal_z&fill=1d',
 ].join('\n');
 
 function workerLogger(log: Logger): WorkerLogger {

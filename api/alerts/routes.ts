@@ -16,7 +16,11 @@ const expiring = createRoute({
   path: '/reports/expiring',
   tags,
   summary: 'Batches nearing expiry, expired ones included (manager or owner)',
-  description: 'Batches with stock left whose expiry date is at most `within_days` days from today in the shop\'s time zone, soonest first, valued at their unit cost.',
+  description:
+    'Batches with stock left whose expiry date is at most `within_days` days from today in the shop\'s time zone, already expired ones included ' +
+    '(negative `days_left`), soonest first, then by name. `value_xaf` is what the batch holds at the unit cost it was received at (excluding VAT), ' +
+    'rounded half away from zero; `meta.total_value_xaf` sums them. Batches of deleted products or variants are left out; batches without an expiry ' +
+    'date never expire. Not paginated: a shop holds few dated batches within a window.',
   security: bearer,
   middleware: readers,
   request: { query: ExpiringQuery },
@@ -29,10 +33,14 @@ const alerts = createRoute({
   tags,
   summary: 'Stock alerts, most urgent first (manager or owner)',
   description:
-    'Kinds, in this order: `negative_stock` (on hand below 0: also e-mailed when it happens), `expired` (a batch past its date with stock), ' +
-    '`out_of_stock` (on hand 0), `expiring` (a batch expiring within `expiring_days`, soonest first), `low_stock` (0 < on hand <= a reorder level above 0), ' +
-    '`dead_stock` (stock and no sale for `dead_days` days; an item never sold counts from its creation). Tracked, active items only; a product with ' +
-    'variants is judged per variant. At most `limit` alerts. The owners and managers also receive them once a day by e-mail when there is something to say.',
+    'Kinds, in this order: `negative_stock` (on hand below 0: also e-mailed when it happens), `expired` (a batch with stock whose expiry date is past, ' +
+    '`days_left` < 0), `out_of_stock` (on hand 0), `expiring` (a batch with stock expiring today to `expiring_days` days from today, `days_left` 0 to ' +
+    '`expiring_days`, soonest first), `low_stock` (0 < on hand <= a reorder level above 0), `dead_stock` (stock and no sale for `dead_days` days: ' +
+    '`last_sold_at` is the last sale, null when never sold, and then the item counts from its creation). Within a kind, by name. Days are calendar days ' +
+    'of the shop\'s time zone. Tracked, active, not deleted items only; a product with variants is judged per variant (each against the product\'s ' +
+    'reorder level) and its own row is not listed. An item may appear under several kinds (low on stock and holding an expiring batch). `quantity` is the ' +
+    'on hand, or for a batch what it holds. At most `limit` alerts (capped at 500). The owners and managers also receive the expired, expiring, ' +
+    'out-of-stock and dead-stock alerts once a day by e-mail when there is something to say.',
   security: bearer,
   middleware: readers,
   request: { query: AlertsQuery },

@@ -30,10 +30,29 @@ export const Expiring = z
   })
   .openapi('ExpiringReport');
 
+export const ALERTS_DEFAULT_LIMIT = 50;
+export const ALERTS_MAX_LIMIT = 500;
+
 export const AlertsQuery = z.object({
   dead_days: Days('dead_days', 90, 'An item with stock and no sale for this many days is dead stock. 1 to 3650, default 90.'),
   expiring_days: Days('expiring_days', 30, 'A batch expiring within this many days is expiring. 1 to 3650, default 30.'),
-  limit: z.coerce.number().int().min(1).max(500).default(50).openapi({ param: { name: 'limit', in: 'query' }, example: 50, description: 'At least 1; at most 500; default 50.' }),
+  // The spec bounds limit from below only: a larger one is served, capped.
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(Number.MAX_SAFE_INTEGER)
+    .default(ALERTS_DEFAULT_LIMIT)
+    .transform((limit) => Math.min(limit, ALERTS_MAX_LIMIT))
+    // Behind a transform the generator writes neither the bounds nor the type: stated here.
+    .openapi({
+      param: { name: 'limit', in: 'query' },
+      type: 'integer',
+      minimum: 1,
+      maximum: Number.MAX_SAFE_INTEGER,
+      example: ALERTS_DEFAULT_LIMIT,
+      description: `At most this many alerts, the most urgent: at least 1, default ${ALERTS_DEFAULT_LIMIT}; more than ${ALERTS_MAX_LIMIT} is served as ${ALERTS_MAX_LIMIT}.`,
+    }),
 });
 
 export const AlertKind = z.enum(['negative_stock', 'expired', 'out_of_stock', 'expiring', 'low_stock', 'dead_stock']);

@@ -7,7 +7,7 @@ import { SubscriptionStatus } from '../shop/schemas.ts';
 import { stockSummary } from '../stock/queries.ts';
 import { customerSummary } from '../credit/queries.ts';
 import { purchasesSummary } from '../purchases/queries.ts';
-import { salesToday } from '../sales/queries.ts';
+import { zReportOf } from '../reports/z.ts';
 import { countStaffByRole } from '../users/queries.ts';
 
 const DAY_MS = 86_400_000;
@@ -28,12 +28,14 @@ const Dashboard = z
       low_stock: z.number().int().openapi({ description: 'Tracked products at or below their reorder level.' }),
       stock_value_xaf: z.number().int().openapi({ description: 'On-hand x last cost over tracked products.' }),
     }),
-    sales_today: z.object({
-      count: z.number().int().openapi({ description: 'Sales of the shop\'s calendar day, voids excluded.' }),
-      total_xaf: z.number().int(),
-      refunded_xaf: z.number().int().openapi({ description: 'Refunds of today\'s sales.' }),
-      net_xaf: z.number().int(),
-    }),
+    sales_today: z
+      .object({
+        count: z.number().int().openapi({ description: 'Sales of the shop\'s calendar day less the voids made today.' }),
+        total_xaf: z.number().int().openapi({ description: 'Their total, VAT included, less the voids made today.' }),
+        refunded_xaf: z.number().int().openapi({ description: 'Refunds made today.' }),
+        net_xaf: z.number().int().openapi({ description: 'total_xaf - refunded_xaf: the Z\'s net_total_xaf.' }),
+      })
+      .openapi({ description: 'Today\'s Z (GET /reports/z), in short: the same figures, from the same code.' }),
     customers: z.object({
       customers: z.number().int(),
       owing: z.number().int().openapi({ description: 'Customers with a balance.' }),
@@ -66,7 +68,13 @@ export const dashboardRoutes = newRouter().openapi(getDashboard, async (c) => {
   const staff = await countStaffByRole(tx);
   const stock = await stockSummary(tx);
   const customers = await customerSummary(tx);
-  const sales = await salesToday(tx);
+  const today = await zReportOf(tx, undefined);
+  const sales = {
+    count: today.sales.count - today.voids.count,
+    total_xaf: today.sales.total_xaf - today.voids.total_xaf,
+    refunded_xaf: today.refunds.total_xaf,
+    net_xaf: today.net_total_xaf,
+  };
   const purchases = await purchasesSummary(tx);
   const now = Date.now();
   const activeUntil = Math.max(Date.parse(shop.trial_ends_at), shop.subscription_ends_at ? Date.parse(shop.subscription_ends_at) : 0);

@@ -100,10 +100,17 @@ export function inRequestTransaction<H extends (c: Context<AppEnv>, next: Next) 
   return (async (c: Context<AppEnv>, next: Next) => {
     const scope = c.var.transactionScope;
     if (!scope || (OWN_STATEMENTS.has(handler) && c.req.header('idempotency-key') === undefined)) return handler(c, next);
-    return inTenant(c.var.deps.sql, scope, (tx) => {
-      c.set('tx', tx);
-      return withIdempotencyKey(c, tx, async () => (await handler(c, next)) as Response);
-    });
+    // A read (GET, HEAD) runs read-only: PostgreSQL refuses any write in it, so its commit need not be awaited.
+    const readOnly = c.req.method === 'GET' || c.req.method === 'HEAD';
+    return inTenant(
+      c.var.deps.sql,
+      scope,
+      (tx) => {
+        c.set('tx', tx);
+        return withIdempotencyKey(c, tx, async () => (await handler(c, next)) as Response);
+      },
+      { readOnly },
+    );
   }) as H;
 }
 

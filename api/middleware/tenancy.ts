@@ -7,16 +7,45 @@ export interface TenantScope {
 
 /**
  * One transaction with the shop and user set for row-level security. `set_config(..., true)` is
- * local to the transaction, so nothing leaks to the next borrower of the connection. It is sent
- * first (`execute()`), and the body's first statement goes with it without waiting for its answer
- * (pipelined on the transaction's connection: a round trip less for every request).
+ * local to the transaction, so nothing leaks to the next borrower of the connection.
+ *
+ * Pipelined on a reserved connection: BEGIN, the scope and the body's first statement leave in one
+ * write and cost one round trip (sql.begin waits for BEGIN's answer first: a round trip more on every
+ * request). Any failure rolls back before the connection goes back to the pool; a connection that
+ * died is closed by the driver, never reused. `readOnly` (GET and HEAD requests): BEGIN READ ONLY, and
+ * the answer does not wait for the commit.
  */
-export function inTenant<T>(sql: Sql, scope: TenantScope, body: (tx: Tx) => Promise<T>): Promise<T> {
-  return sql.begin(async (tx) => {
-    const scoped = tx`select set_config('app.shop_id', ${scope.shopId ?? ''}, true), set_config('app.user_id', ${scope.userId ?? ''}, true)`.execute();
-    const [, result] = await Promise.all([scoped, body(tx)]);
+export async function inTenant<T>(sql: Sql, scope: TenantScope, body: (tx: Tx) => Promise<T>, options: { readOnly?: boolean } = {}): Promise<T> {
+  const connection = await sql.reserve();
+  let handedBack = false;
+  try {
+    const begun = (options.readOnly ? connection`begin read only` : connection`begin`).execute();
+    const scoped = connection`select set_config('app.shop_id', ${scope.shopId ?? ''}, true), set_config('app.user_id', ${scope.userId ?? ''}, true)`.execute();
+    // The body settles before anything else is sent: a statement it still had in flight must never
+    // run after the rollback, outside the transaction.
+    const [begin, scope_, outcome] = await Promise.allSettled([begun, scoped, body(connection as unknown as Tx)]);
+    const failure = [begin, scope_, outcome].find((settled) => settled.status === 'rejected');
+    if (failure) {
+      await connection`rollback`.catch(() => undefined);
+      throw failure.reason;
+    }
+    const result = (outcome as PromiseFulfilledResult<T>).value;
+    if (options.readOnly) {
+      // A read-only transaction (PostgreSQL refused any write in it) has nothing to keep: its commit
+      // only ends it. Sent, not awaited, so the answer goes out a round trip sooner; the connection
+      // returns to the pool once the server has answered the commit, whatever it answers.
+      handedBack = true;
+      void connection`commit`.then(
+        () => connection.release(),
+        () => connection.release(),
+      );
+      return result;
+    }
+    await connection`commit`;
     return result;
-  }) as Promise<T>;
+  } finally {
+    if (!handedBack) connection.release();
+  }
 }
 
 /** Sets the scope inside a transaction already open (register creates the shop it then works in). */

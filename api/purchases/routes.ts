@@ -92,9 +92,12 @@ const payablesReport = createRoute({
   tags,
   summary: 'What the shop owes its suppliers, aged by invoice date (manager or owner)',
   description:
-    'Per supplier: its balance, and what remains of each purchase not fully paid in buckets of 0-30, 31-60, 61-90 and over 90 days since the ' +
-    'day it was received (shop calendar). Purchases without a supplier form one line with `supplier_id` null. A supplier owing the shop a credit ' +
-    '(negative balance) is listed too. Totals over all lines.',
+    'Shaped as GET /reports/receivables. Per supplier: its balance, and what remains of each purchase not fully paid ' +
+    '(`total_xaf - returned_xaf - paid_xaf`) in buckets of 0-30, 31-60, 61-90 and over 90 days since the day it was received (its invoice date, ' +
+    'whole days of the shop\'s calendar), `oldest_at` the oldest such purchase. Purchases without a supplier form one line with `supplier_id` and ' +
+    '`name` null (its balance is what remains of them). A supplier owing the shop a credit (negative balance: goods returned after payment) is ' +
+    'listed with that balance, its buckets zero and `oldest_at` null when nothing of its is open; so a line\'s buckets may add up to more than ' +
+    'its balance, never less. Largest balance first; `totals` over all lines; `as_of` the time of the answer.',
   security: bearer,
   middleware: readers,
   responses: { 200: jsonResponse('Payables.', z.object({ data: Payables })), ...pickErrors(401, 403) },

@@ -1,6 +1,6 @@
 /**
- * What every receipt and invoice prints the same way: amounts, quantities, rates, dates, the words
- * in both languages, and text fitted to a paper's columns.
+ * What every receipt, invoice and quote prints the same way: amounts, quantities, rates, dates,
+ * the words in both languages, and text fitted to a paper's columns.
  *
  * Decisions: amounts are grouped by three with a plain space and carry no decimals (`12 500 FCFA`,
  * `-1 500 FCFA`), the same in both languages, because that is how prices are written in the shops
@@ -64,6 +64,15 @@ export function formatDateTime(at: string | Date, timezone: string): string {
   return `${parts.day}/${parts.month}/${parts.year} ${parts.hour}:${parts.minute}`;
 }
 
+/**
+ * A calendar day (`2026-12-31`, as PostgreSQL sends a `date`) as `31/12/2026`, whatever the
+ * language: the shop's own day, so no time zone applies.
+ */
+export function formatDate(day: string): string {
+  const match = /^(\d{4})-(\d{2})-(\d{2})/.exec(day);
+  return match ? `${match[3]}/${match[2]}/${match[1]}` : day;
+}
+
 /** round(quantity x unit price), half away from zero, computed on integers so 0.005-style ties never drift. */
 export function lineGross(quantity: number, unitPriceXaf: number): number {
   const product = BigInt(Math.round(quantity * 1000)) * BigInt(Math.round(unitPriceXaf));
@@ -115,10 +124,19 @@ export interface Labels {
   partiallyRefunded: string;
   refunded: string;
   saleRef: string;
+  quote: string;
+  quoteNo: string;
+  validUntil: string;
+  quoteDeclined: string;
+  quoteExpired: string;
+  quoteConverted: string;
+  note: string;
+  quoteNotice: string;
+  quoteRef: string;
   methods: Record<PaymentMethod, string>;
 }
 
-/** Every word a receipt, an invoice or a receipt e-mail prints, in both languages. */
+/** Every word a receipt, an invoice, a quote or a receipt e-mail prints, in both languages. */
 export const LABELS: Record<ReceiptLocale, Labels> = {
   fr: {
     invoice: 'Facture',
@@ -162,6 +180,15 @@ export const LABELS: Record<ReceiptLocale, Labels> = {
     partiallyRefunded: 'Remboursé en partie',
     refunded: 'Remboursé',
     saleRef: 'Réf. vente',
+    quote: 'Devis / Proforma',
+    quoteNo: 'Devis n°',
+    validUntil: 'Valable jusqu\'au',
+    quoteDeclined: 'Devis refusé',
+    quoteExpired: 'Devis expiré',
+    quoteConverted: 'Devis converti en vente',
+    note: 'Note',
+    quoteNotice: 'Ce devis n\'est pas une facture. Il ne réserve aucun stock.',
+    quoteRef: 'Réf. devis',
     methods: {
       cash: 'Espèces',
       carrier1_momo: 'Mobile money 1',
@@ -213,6 +240,15 @@ export const LABELS: Record<ReceiptLocale, Labels> = {
     partiallyRefunded: 'Partially refunded',
     refunded: 'Refunded',
     saleRef: 'Sale ref.',
+    quote: 'Quote',
+    quoteNo: 'Quote no.',
+    validUntil: 'Valid until',
+    quoteDeclined: 'Declined quote',
+    quoteExpired: 'Expired quote',
+    quoteConverted: 'Quote converted into a sale',
+    note: 'Note',
+    quoteNotice: 'This quote is not an invoice. It reserves no stock.',
+    quoteRef: 'Quote ref.',
     methods: {
       cash: 'Cash',
       carrier1_momo: 'Mobile money 1',

@@ -1,9 +1,12 @@
 /**
- * The invoice as one self-contained HTML page for the browser's print dialogue: inline CSS only,
- * no link, script, image or font fetched from anywhere (the page works offline and leaks nothing),
- * `@page` sized A4 or A3. Every text from the shop, the customer or the sale is HTML-escaped.
+ * Printed A4/A3 documents as one self-contained HTML page for the browser's print dialogue: inline
+ * CSS only, no link, script, image or font fetched from anywhere (the page works offline and leaks
+ * nothing), `@page` sized A4 or A3. Every text from the shop, the customer or the document is
+ * HTML-escaped, here and nowhere else: a document describes what it prints (`PrintedDocument`) and
+ * `renderDocument` lays it out. The sale's invoice is one such document; the quote
+ * (api/quotes/document.ts) is another, with the same layout.
  */
-import type { ReceiptInput } from '../sales/schemas.ts';
+import type { ReceiptInput, SaleRecord } from '../sales/schemas.ts';
 import { formatDateTime, formatQuantity, formatRate, formatXaf, LABELS, lineGross, paragraphs, type ReceiptLocale } from './format.ts';
 import { discountParts } from './layout.ts';
 
@@ -44,6 +47,7 @@ thead { display: table-header-group; }
 tr { break-inside: avoid; page-break-inside: avoid; }
 .totals { width: 50%; margin-left: auto; }
 .totals .grand td { font-size: 1.2em; font-weight: bold; border-top: 2px solid #111; border-bottom: none; }
+.notice { margin-top: 1.4em; font-style: italic; }
 .footer { margin-top: 2em; text-align: center; color: #333; }
 .ref { margin-top: 1em; color: #777; font-size: .8em; text-align: center; }
 @media print {
@@ -53,120 +57,161 @@ tr { break-inside: avoid; page-break-inside: avoid; }
 }`;
 }
 
-const cell = (value: string, numeric = false) => `<td${numeric ? ' class="num"' : ''}>${escapeHtml(value)}</td>`;
-const head = (value: string, numeric = false) => `<th${numeric ? ' class="num"' : ''}>${escapeHtml(value)}</th>`;
-const totalRow = (label: string, value: string, grand = false) =>
-  `<tr${grand ? ' class="grand"' : ''}><td>${escapeHtml(label)}</td><td class="num">${escapeHtml(value)}</td></tr>`;
+/** `Label : value` in French, `Label: value` in English. */
+export interface Field {
+  label: string;
+  value: string;
+}
 
-export function renderInvoice(input: ReceiptInput, format: InvoiceFormat, locale: ReceiptLocale): string {
-  const { sale, shop, customer } = input;
+/** A row of a totals table: a label and an amount already formatted. */
+export interface Total extends Field {
+  grand?: boolean;
+}
+
+/** A column of a table; the header row prints only when some column has a label. */
+export interface Column {
+  label?: string;
+  numeric?: boolean;
+}
+
+/** What a document prints after its VAT breakdown (the invoice's payments and refunds, the quote's note). */
+export type Section =
+  | { kind: 'heading'; text: string }
+  | { kind: 'table'; name: string; columns: Column[]; rows: string[][] }
+  | { kind: 'totals'; rows: Total[] }
+  | { kind: 'text'; name?: string; paragraphs: string[] };
+
+/** A line of the document: its amount is round(quantity x unit price) less both discounts. */
+export interface PrintedLine {
+  name: string;
+  quantity: number;
+  unit_price_xaf: number;
+  discount_xaf: number;
+  promotion_discount_xaf: number;
+  vat_rate: number;
+}
+
+export interface PrintedDocument {
+  /** The document's kind, large in the title block: "Facture", "Devis / Proforma". */
+  kind: string;
+  /** "Facture n° 1042": under the kind, and the title of the browser's tab. */
+  number: string;
+  /** The rest of the title block: the date, who made it, its state. */
+  details: (Field | string)[];
+  /** A document that no longer stands (a voided sale, an expired quote) says so across the page. */
+  banner: { text: string; at: string | null; details: Field[] } | null;
+  customer: ReceiptInput['customer'];
+  lines: PrintedLine[];
+  subtotal_xaf: number;
+  /** Each kind of discount on its own row, under the subtotal; a zero one is left out. */
+  discounts: { label: string; amount_xaf: number }[];
+  total_xaf: number;
+  vat_breakdown: SaleRecord['vat_breakdown'];
+  sections: Section[];
+  reference: Field;
+}
+
+export function renderDocument(document: PrintedDocument, shop: ReceiptInput['shop'], format: InvoiceFormat, locale: ReceiptLocale): string {
   const t = LABELS[locale];
   const colon = locale === 'fr' ? ' :' : ':';
-  const labelled = (label: string, value: string) => `<p><span class="label">${escapeHtml(label + colon)}</span> ${escapeHtml(value)}</p>`;
-  const line = (value: string) => `<p>${escapeHtml(value)}</p>`;
-  const title = `${t.invoiceNo} ${sale.receipt_no}`;
+  const labelled = ({ label, value }: Field) => `<p><span class="label">${escapeHtml(label + colon)}</span> ${escapeHtml(value)}</p>`;
+  const line = (value: string, name?: string) => `<p${name ? ` class="${name}"` : ''}>${escapeHtml(value)}</p>`;
+  const cell = (value: string, numeric = false) => `<td${numeric ? ' class="num"' : ''}>${escapeHtml(value)}</td>`;
+  const head = (value: string, numeric = false) => `<th${numeric ? ' class="num"' : ''}>${escapeHtml(value)}</th>`;
+  const table = (name: string, columns: Column[], rows: string[][]) => {
+    const header = columns.some((column) => column.label)
+      ? `<thead><tr>${columns.map((column) => head(column.label ?? '', column.numeric)).join('')}</tr></thead>`
+      : '';
+    const body = rows.map((row) => `<tr>${row.map((value, index) => cell(value, columns[index]?.numeric)).join('')}</tr>`);
+    return `<table class="${name}">${header}<tbody>${body.join('')}</tbody></table>`;
+  };
+  const totals = (rows: Total[]) =>
+    `<table class="totals"><tbody>${rows
+      .map(({ label, value, grand }) => `<tr${grand ? ' class="grand"' : ''}><td>${escapeHtml(label)}</td><td class="num">${escapeHtml(value)}</td></tr>`)
+      .join('')}</tbody></table>`;
+  const section = (part: Section) => {
+    if (part.kind === 'heading') return `<h2>${escapeHtml(part.text)}</h2>`;
+    if (part.kind === 'table') return table(part.name, part.columns, part.rows);
+    if (part.kind === 'totals') return totals(part.rows);
+    return part.paragraphs.map((text) => line(text, part.name)).join('');
+  };
 
   const seller = [
     `<h1>${escapeHtml(shop.name)}</h1>`,
-    ...[shop.address, shop.city].filter((v): v is string => Boolean(v)).map(line),
-    shop.phone ? labelled(t.phone, shop.phone) : '',
-    shop.email ? labelled(t.email, shop.email) : '',
-    shop.tax_id ? labelled(t.taxId, shop.tax_id) : '',
-    ...paragraphs(shop.receipt_header).map(line),
+    ...[shop.address, shop.city].filter((v): v is string => Boolean(v)).map((value) => line(value)),
+    shop.phone ? labelled({ label: t.phone, value: shop.phone }) : '',
+    shop.email ? labelled({ label: t.email, value: shop.email }) : '',
+    shop.tax_id ? labelled({ label: t.taxId, value: shop.tax_id }) : '',
+    ...paragraphs(shop.receipt_header).map((value) => line(value)),
   ];
   const meta = [
-    `<h1>${escapeHtml(t.invoice)}</h1>`,
-    line(title),
-    labelled(t.date, formatDateTime(sale.created_at, shop.timezone)),
-    sale.cashier_name ? labelled(t.cashier, sale.cashier_name) : '',
-    sale.status === 'partially_refunded' ? line(t.partiallyRefunded) : sale.status === 'refunded' ? line(t.refunded) : '',
+    `<h1>${escapeHtml(document.kind)}</h1>`,
+    line(document.number),
+    ...document.details.map((detail) => (typeof detail === 'string' ? line(detail) : labelled(detail))),
   ];
+  const { customer, banner } = document;
   const buyer = customer
     ? [
         `<section class="party"><p class="label">${escapeHtml(t.customer)}</p>`,
         `<p><strong>${escapeHtml(customer.name)}</strong></p>`,
-        customer.phone ? labelled(t.phone, customer.phone) : '',
-        customer.email ? labelled(t.email, customer.email) : '',
+        customer.phone ? labelled({ label: t.phone, value: customer.phone }) : '',
+        customer.email ? labelled({ label: t.email, value: customer.email }) : '',
         '</section>',
       ]
     : [];
-  const voided =
-    sale.status === 'voided'
-      ? [
-          `<div class="void">${escapeHtml(t.voidedSale)}${sale.voided_at ? ` &mdash; ${escapeHtml(formatDateTime(sale.voided_at, shop.timezone))}` : ''}</div>`,
-          sale.void_reason ? labelled(t.voidReason, sale.void_reason) : '',
-        ]
-      : [];
+  const bannerLines = banner
+    ? [
+        `<div class="void">${escapeHtml(banner.text)}${banner.at ? ` &mdash; ${escapeHtml(formatDateTime(banner.at, shop.timezone))}` : ''}</div>`,
+        ...banner.details.map(labelled),
+      ]
+    : [];
 
-  const items = sale.items.map((item, index) => {
+  const lines = document.lines.map((item, index) => {
     const discount = item.discount_xaf + item.promotion_discount_xaf;
-    const amount = lineGross(item.quantity, item.unit_price_xaf) - discount;
-    return (
-      '<tr>' +
-      cell(String(index + 1), true) +
-      cell(item.name) +
-      cell(formatQuantity(item.quantity, locale), true) +
-      cell(formatXaf(item.unit_price_xaf), true) +
-      cell(discount ? formatXaf(-discount) : '', true) +
-      cell(formatRate(item.vat_rate, locale), true) +
-      cell(formatXaf(amount), true) +
-      '</tr>'
-    );
+    return [
+      String(index + 1),
+      item.name,
+      formatQuantity(item.quantity, locale),
+      formatXaf(item.unit_price_xaf),
+      discount ? formatXaf(-discount) : '',
+      formatRate(item.vat_rate, locale),
+      formatXaf(lineGross(item.quantity, item.unit_price_xaf) - discount),
+    ];
   });
-
-  const discounts = discountParts(sale);
-  const totalBase = sale.vat_breakdown.reduce((sum, vat) => sum + vat.base_xaf, 0);
-  const totalVat = sale.vat_breakdown.reduce((sum, vat) => sum + vat.vat_xaf, 0);
-  const totals = [
-    totalRow(t.subtotal, formatXaf(sale.subtotal_xaf)),
-    discounts.lines ? totalRow(t.discounts, formatXaf(-discounts.lines)) : '',
-    discounts.promotions ? totalRow(t.promotions, formatXaf(-discounts.promotions)) : '',
-    discounts.points ? totalRow(`${t.pointsDiscount} (${sale.points_redeemed})`, formatXaf(-discounts.points)) : '',
-    totalRow(t.totalExclVat, formatXaf(totalBase)),
-    totalRow(t.totalVat, formatXaf(totalVat)),
-    totalRow(t.totalInclVat, formatXaf(sale.total_xaf), true),
+  const lineColumns: Column[] = [
+    { label: '#', numeric: true },
+    { label: t.item },
+    { label: t.quantity, numeric: true },
+    { label: t.unitPrice, numeric: true },
+    { label: t.discount, numeric: true },
+    { label: t.vat, numeric: true },
+    { label: t.amount, numeric: true },
   ];
 
-  const vatRows = sale.vat_breakdown.map(
-    (vat) => '<tr>' + cell(formatRate(vat.rate, locale)) + cell(formatXaf(vat.base_xaf), true) + cell(formatXaf(vat.vat_xaf), true) + cell(formatXaf(vat.total_xaf), true) + '</tr>',
-  );
+  const totalBase = document.vat_breakdown.reduce((sum, vat) => sum + vat.base_xaf, 0);
+  const totalVat = document.vat_breakdown.reduce((sum, vat) => sum + vat.vat_xaf, 0);
+  const totalRows: Total[] = [
+    { label: t.subtotal, value: formatXaf(document.subtotal_xaf) },
+    ...document.discounts.filter((discount) => discount.amount_xaf).map((discount) => ({ label: discount.label, value: formatXaf(-discount.amount_xaf) })),
+    { label: t.totalExclVat, value: formatXaf(totalBase) },
+    { label: t.totalVat, value: formatXaf(totalVat) },
+    { label: t.totalInclVat, value: formatXaf(document.total_xaf), grand: true },
+  ];
 
-  const payments = sale.payments
-    .filter((payment) => payment.kind === 'payment')
-    .map((payment) => '<tr>' + cell(t.methods[payment.method]) + cell(payment.reference ?? '') + cell(formatXaf(payment.amount_xaf), true) + '</tr>');
-  const settlement = [
-    sale.change_xaf ? totalRow(t.change, formatXaf(sale.change_xaf)) : '',
-    sale.credit_xaf ? totalRow(t.customerCredit, formatXaf(sale.credit_xaf)) : '',
-    sale.points_earned ? totalRow(t.pointsEarned, String(sale.points_earned)) : '',
-    sale.points_redeemed ? totalRow(t.pointsRedeemed, String(sale.points_redeemed)) : '',
-  ].filter(Boolean);
-
-  const refunds = sale.refunds.map(
-    (refund) =>
-      '<tr>' + cell(formatDateTime(refund.created_at, shop.timezone)) + cell(t.methods[refund.method]) + cell(refund.reason ?? '') + cell(formatXaf(-refund.total_xaf), true) + '</tr>',
-  );
+  const vatRows = document.vat_breakdown.map((vat) => [formatRate(vat.rate, locale), formatXaf(vat.base_xaf), formatXaf(vat.vat_xaf), formatXaf(vat.total_xaf)]);
+  const vatColumns: Column[] = [{ label: t.vatRate }, { label: t.vatBase, numeric: true }, { label: t.vat, numeric: true }, { label: t.totalInclVat, numeric: true }];
 
   const body = [
     '<div class="page">',
     `<header class="top"><div>${seller.join('')}</div><div class="title">${meta.join('')}</div></header>`,
     ...buyer,
-    ...voided,
-    '<table class="lines">',
-    `<thead><tr>${head('#', true)}${head(t.item)}${head(t.quantity, true)}${head(t.unitPrice, true)}${head(t.discount, true)}${head(t.vat, true)}${head(t.amount, true)}</tr></thead>`,
-    `<tbody>${items.join('')}</tbody>`,
-    '</table>',
-    `<table class="totals"><tbody>${totals.join('')}</tbody></table>`,
-    vatRows.length
-      ? `<h2>${escapeHtml(t.vatBreakdown)}</h2><table class="vat"><thead><tr>${head(t.vatRate)}${head(t.vatBase, true)}${head(t.vat, true)}${head(t.totalInclVat, true)}</tr></thead><tbody>${vatRows.join('')}</tbody></table>`
-      : '',
-    payments.length || settlement.length ? `<h2>${escapeHtml(t.payments)}</h2>` : '',
-    payments.length
-      ? `<table class="payments"><thead><tr>${head(t.method)}${head(t.reference)}${head(t.amount, true)}</tr></thead><tbody>${payments.join('')}</tbody></table>`
-      : '',
-    settlement.length ? `<table class="totals"><tbody>${settlement.join('')}</tbody></table>` : '',
-    refunds.length ? `<h2>${escapeHtml(t.refunds)}</h2><table class="refunds"><tbody>${refunds.join('')}</tbody></table>` : '',
-    `<footer class="footer">${paragraphs(shop.receipt_footer).map(line).join('')}</footer>`,
-    `<p class="ref">${escapeHtml(`${t.saleRef}${colon} ${sale.id}`)}</p>`,
+    ...bannerLines,
+    table('lines', lineColumns, lines),
+    totals(totalRows),
+    vatRows.length ? `<h2>${escapeHtml(t.vatBreakdown)}</h2>${table('vat', vatColumns, vatRows)}` : '',
+    ...document.sections.map(section),
+    `<footer class="footer">${paragraphs(shop.receipt_footer).map((value) => line(value)).join('')}</footer>`,
+    `<p class="ref">${escapeHtml(`${document.reference.label}${colon} ${document.reference.value}`)}</p>`,
     '</div>',
   ];
 
@@ -176,11 +221,70 @@ export function renderInvoice(input: ReceiptInput, format: InvoiceFormat, locale
     '<head>',
     '<meta charset="utf-8">',
     '<meta name="viewport" content="width=device-width, initial-scale=1">',
-    `<title>${escapeHtml(`${title} - ${shop.name}`)}</title>`,
+    `<title>${escapeHtml(`${document.number} - ${shop.name}`)}</title>`,
     `<style>${css(format)}</style>`,
     '</head>',
     `<body>${body.filter(Boolean).join('\n')}</body>`,
     '</html>',
     '',
   ].join('\n');
+}
+
+/** The sale's invoice: the shared layout, with the cashier, the payments, the refunds and a voided sale's mark. */
+export function renderInvoice(input: ReceiptInput, format: InvoiceFormat, locale: ReceiptLocale): string {
+  const { sale, shop, customer } = input;
+  const t = LABELS[locale];
+  const discounts = discountParts(sale);
+
+  const payments = sale.payments
+    .filter((payment) => payment.kind === 'payment')
+    .map((payment) => [t.methods[payment.method], payment.reference ?? '', formatXaf(payment.amount_xaf)]);
+  const settlement: Total[] = [
+    sale.change_xaf ? { label: t.change, value: formatXaf(sale.change_xaf) } : null,
+    sale.credit_xaf ? { label: t.customerCredit, value: formatXaf(sale.credit_xaf) } : null,
+    sale.points_earned ? { label: t.pointsEarned, value: String(sale.points_earned) } : null,
+    sale.points_redeemed ? { label: t.pointsRedeemed, value: String(sale.points_redeemed) } : null,
+  ].filter((row) => row !== null);
+  const refunds = sale.refunds.map((refund) => [formatDateTime(refund.created_at, shop.timezone), t.methods[refund.method], refund.reason ?? '', formatXaf(-refund.total_xaf)]);
+
+  const sections: Section[] = [];
+  if (payments.length || settlement.length) sections.push({ kind: 'heading', text: t.payments });
+  if (payments.length) {
+    sections.push({ kind: 'table', name: 'payments', columns: [{ label: t.method }, { label: t.reference }, { label: t.amount, numeric: true }], rows: payments });
+  }
+  if (settlement.length) sections.push({ kind: 'totals', rows: settlement });
+  if (refunds.length) {
+    sections.push({ kind: 'heading', text: t.refunds }, { kind: 'table', name: 'refunds', columns: [{}, {}, {}, { numeric: true }], rows: refunds });
+  }
+
+  return renderDocument(
+    {
+      kind: t.invoice,
+      number: `${t.invoiceNo} ${sale.receipt_no}`,
+      details: [
+        { label: t.date, value: formatDateTime(sale.created_at, shop.timezone) },
+        ...(sale.cashier_name ? [{ label: t.cashier, value: sale.cashier_name }] : []),
+        ...(sale.status === 'partially_refunded' ? [t.partiallyRefunded] : sale.status === 'refunded' ? [t.refunded] : []),
+      ],
+      banner:
+        sale.status === 'voided'
+          ? { text: t.voidedSale, at: sale.voided_at, details: sale.void_reason ? [{ label: t.voidReason, value: sale.void_reason }] : [] }
+          : null,
+      customer,
+      lines: sale.items,
+      subtotal_xaf: sale.subtotal_xaf,
+      discounts: [
+        { label: t.discounts, amount_xaf: discounts.lines },
+        { label: t.promotions, amount_xaf: discounts.promotions },
+        { label: `${t.pointsDiscount} (${sale.points_redeemed})`, amount_xaf: discounts.points },
+      ],
+      total_xaf: sale.total_xaf,
+      vat_breakdown: sale.vat_breakdown,
+      sections,
+      reference: { label: t.saleRef, value: sale.id },
+    },
+    shop,
+    format,
+    locale,
+  );
 }

@@ -122,14 +122,3 @@ export async function loadReceiptInput(tx: Tx, saleId: string): Promise<ReceiptI
   return { sale, shop: shop!, customer: customer ?? null };
 }
 
-/** Today's sales in the shop's calendar, net of voids and refunds, for the dashboard. */
-export async function salesToday(tx: Tx): Promise<{ count: number; total_xaf: number; refunded_xaf: number; net_xaf: number }> {
-  const [row] = await tx<{ count: number; total_xaf: number; refunded_xaf: number }[]>`
-    select count(*) filter (where s.status <> 'voided')::int as count,
-           coalesce(sum(s.total_xaf) filter (where s.status <> 'voided'), 0)::bigint as total_xaf,
-           coalesce((select sum(r.total_xaf) from refunds r where r.sale_id = any (array_agg(s.id))), 0)::bigint as refunded_xaf
-      from sales s join shops sh on sh.id = s.shop_id
-     where s.shop_id = app_shop_id()
-       and (s.created_at at time zone sh.timezone)::date = (now() at time zone sh.timezone)::date`;
-  return { ...row!, net_xaf: row!.total_xaf - row!.refunded_xaf };
-}

@@ -81,6 +81,7 @@ export const SaleRecord = z
     payments: z.array(SalePaymentRecord),
     refunds: z.array(RefundRecord),
     vat_breakdown: z.array(VatLine),
+    quote_id: Uuid.nullable().openapi({ description: 'The quote this sale was converted from (POST /quotes/{quote_id}/convert).' }),
     void_reason: z.string().nullable(),
     voided_at: Timestamp.nullable(),
     created_at: Timestamp.openapi({ description: 'When the sale happened (an offline sale keeps its own time).' }),

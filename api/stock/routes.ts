@@ -8,7 +8,7 @@ import { authenticate, requireActiveSubscription, requireRole } from '../middlew
 import { findProduct, listProducts, productEverExisted, toProductRecord } from '../products/queries.ts';
 import { ProductRecord } from '../products/schemas.ts';
 import { newRouter } from '../router.ts';
-import { bearer, jsonBody, jsonResponse, ListQuery, many, one, pickErrors, QueryBoolean, Text, Uuid } from '../schemas.ts';
+import { bearer, jsonBody, jsonResponse, ListQuery, many, one, pickErrors, Text, Uuid } from '../schemas.ts';
 import {
   adjustStock,
   cancelStocktake,
@@ -25,6 +25,7 @@ import {
 } from './queries.ts';
 import {
   AdjustBody,
+  BatchesQuery,
   BatchRecord,
   CreateStocktakeBody,
   MovementRecord,
@@ -79,14 +80,14 @@ const batches = createRoute({
   tags,
   summary: 'The product\'s batches, first expired first out (manager or owner)',
   description:
-    'Batches of the product and of its variants, received by purchases with a `batch_number` and/or `expiry_date`, soonest expiry first ' +
-    '(undated last): sales take from them in this order. Only those with stock unless `include_empty=true`. One page.',
+    'Batches of the product and of its variants (`name` carries the variant\'s options), made by purchase lines with a `batch_number` and/or `expiry_date`. ' +
+    'Ordered as sales take from them: soonest `expiry_date` first, undated batches last, then the oldest received. `quantity` is what the batch still holds; ' +
+    'the rest of the on-hand is unbatched stock. `cost_xaf` is the unit cost (excluding VAT) of its last receipt and `value_xaf` is `quantity` x `cost_xaf`, ' +
+    'rounded half away from zero. Only batches with stock unless `include_empty=true`. The same readers as the stock ledger; still readable after the product ' +
+    'is deleted; an unknown product, or another shop\'s, is a 404. One page: `meta.next_cursor` is always null.',
   security: bearer,
   middleware: readers,
-  request: {
-    params: ProductParam,
-    query: z.object({ include_empty: QueryBoolean.optional().openapi({ param: { name: 'include_empty', in: 'query' }, description: 'Also list emptied batches (default false).' }) }),
-  },
+  request: { params: ProductParam, query: BatchesQuery },
   responses: { 200: jsonResponse('Batches.', many(BatchRecord)), ...pickErrors(401, 403, 404, 422) },
 });
 
@@ -212,7 +213,8 @@ export const stockRoutes = newRouter()
   .openapi(batches, async (c) => {
     const { product_id } = c.req.valid('param');
     if (!(await productEverExisted(c.var.tx, product_id))) throw errors.notFound();
-    return c.json({ data: await listBatches(c.var.tx, product_id, c.req.valid('query').include_empty ?? false), meta: SINGLE_PAGE }, 200);
+    const { include_empty } = c.req.valid('query');
+    return c.json({ data: await listBatches(c.var.tx, product_id, include_empty ?? false), meta: SINGLE_PAGE }, 200);
   })
   .openapi(listStocktakesRoute, async (c) => {
     const { limit, cursor, status } = c.req.valid('query');

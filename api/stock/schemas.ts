@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { ListQuery, NonNegativeQuantity, optionalText, Timestamp, Uuid } from '../schemas.ts';
+import { ListQuery, NonNegativeQuantity, optionalText, QueryBoolean, Timestamp, Uuid } from '../schemas.ts';
 
 export const MovementType = z.enum(['sale', 'void', 'refund', 'purchase', 'purchase_return', 'adjustment', 'stocktake']);
 
@@ -129,9 +129,13 @@ export const BatchRecord = z
     expiry_date: z.string().nullable().openapi({ description: 'YYYY-MM-DD, the shop\'s calendar; null for a batch known by its number only.' }),
     quantity: z.number().openapi({ description: 'What the batch still holds.' }),
     cost_xaf: z.number().int().openapi({ description: 'Unit cost excluding VAT of its last receipt.' }),
-    value_xaf: z.number().int(),
+    value_xaf: z.number().int().openapi({ description: 'quantity x cost_xaf, rounded half away from zero.' }),
     created_at: Timestamp,
     updated_at: Timestamp,
   })
   .openapi('Batch');
 export type BatchRecord = z.infer<typeof BatchRecord>;
+
+export const BatchesQuery = z.object({
+  include_empty: QueryBoolean.optional().openapi({ param: { name: 'include_empty', in: 'query' }, description: 'Also list emptied batches (default false).' }),
+});

@@ -15,7 +15,9 @@ export interface SyncCursor {
 
 const Xid = z.string().regex(/^\d{1,20}$/);
 const Slot = z.tuple([Xid, z.uuid(), Xid.nullable()]);
-const Shape = z.tuple([z.literal(1), IsoDateTime.nullable(), z.tuple([Slot, Slot, Slot, Slot, Slot, Slot, Slot, Slot])]);
+// One slot per entity, in ENTITIES' order; a cursor written before the last entities existed has fewer.
+const FIRST_ENTITIES = 8;
+const Shape = z.tuple([z.literal(1), IsoDateTime.nullable(), z.array(Slot).min(FIRST_ENTITIES).max(ENTITIES.length)]);
 
 const everywhere = (position: (entity: EntityName) => Position) =>
   Object.fromEntries(ENTITIES.map((entity) => [entity, position(entity)])) as Record<EntityName, Position>;
@@ -32,7 +34,10 @@ export function readSince(since: string | undefined, horizon: string): SyncCurso
   const [, changedSince, slots] = decodeCursor(since, Shape, 'since')!;
   return {
     positions: everywhere((entity) => {
-      const [txid, id, floor] = slots[ENTITIES.indexOf(entity)]!;
+      const slot = slots[ENTITIES.indexOf(entity)];
+      // An entity newer than the cursor: from the beginning, deletions included (the till may have none).
+      if (!slot) return { ...ORIGIN, floor: null };
+      const [txid, id, floor] = slot;
       return { txid, id, floor };
     }),
     changedSince,

@@ -47,6 +47,7 @@ const SOURCES: Record<EntityName, SyncSource> = {
   promotions: { table: 'promotions', alias: 'x', columns: (tx) => tx(PROMOTION_COLUMNS), softDeletes: true, toRecord: toPromotionRecord },
   loyalty_tiers: { table: 'loyalty_tiers', alias: 'x', columns: (tx) => tx(TIER_COLUMNS), softDeletes: true, toRecord: toTierRecord },
   sales: { table: 'sales', alias: 's', columns: (tx) => tx`sale_json(s.id) as sale`, softDeletes: false, toRecord: (row: { sale: object }) => row.sale },
+  quotes: { table: 'quotes', alias: 'q', columns: (tx) => tx`quote_json(q.id) as quote`, softDeletes: true, toRecord: (row: { quote: object }) => row.quote },
 };
 
 /**

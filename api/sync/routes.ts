@@ -29,7 +29,9 @@ const PULL_DESCRIPTION =
   'Records changed since `since`, per entity, in pages of `limit` per entity. Call again with `since=<cursor>` while any `has_more` is true. ' +
   'Deleted records come back once with `deleted_at` set (a till that starts from nothing receives no deletion older than its first pull). ' +
   'The cursor is safe against transactions that commit out of order: rows are stamped with their transaction id and a pull serves only ' +
-  'transactions that have ended, so a change committed while a till pulls reaches it on its next pull.';
+  'transactions that have ended, so a change committed while a till pulls reaches it on its next pull. ' +
+  'Entities: categories, products, product options, variants, customers, promotions, loyalty tiers, sales (with `include_sales`) and quotes ' +
+  '(so an offline till can show a customer their quote). A cursor from before quotes were served starts quotes from the beginning.';
 
 const PUSH_DESCRIPTION =
   'Offline records, each with the till\'s UUID; one result per record in the order applied: customers (so that sales may name a customer ' +

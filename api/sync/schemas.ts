@@ -5,12 +5,15 @@ import { CreateExpenseBody } from '../expenses/schemas.ts';
 import { TierRecord } from '../loyalty/schemas.ts';
 import { OptionRecord, ProductRecord, VariantRecord } from '../products/schemas.ts';
 import { PromotionRecord } from '../promotions/schemas.ts';
+import { QuoteRecord } from '../quotes/schemas.ts';
 import { CreateSaleBody, SaleRecord } from '../sales/schemas.ts';
 import { Text, Timestamp, Uuid } from '../schemas.ts';
 import { CashMovementBody } from '../shifts/schemas.ts';
 
 /** What a pull serves, in this order (CONTRACT section 4). */
-export const ENTITIES = ['categories', 'products', 'product_options', 'variants', 'customers', 'promotions', 'loyalty_tiers', 'sales'] as const;
+// New entities go last: a cursor is a list of positions in this order, and one written before an
+// entity existed (shorter) starts that entity from the beginning.
+export const ENTITIES = ['categories', 'products', 'product_options', 'variants', 'customers', 'promotions', 'loyalty_tiers', 'sales', 'quotes'] as const;
 export type EntityName = (typeof ENTITIES)[number];
 
 /** CONTRACT section 4: `limit` defaults to 200 and is clamped to 1..1000. */
@@ -56,6 +59,11 @@ export const PullResponse = z
       promotions: z.array(PromotionRecord.extend(deletedAt)),
       loyalty_tiers: z.array(TierRecord.extend(deletedAt)),
       sales: z.array(SaleRecord.extend({ deleted_at: z.null().openapi({ description: 'Sales are never deleted: a void shows in `status`.' }) })),
+      quotes: z.array(
+        QuoteRecord.extend(deletedAt).openapi({
+          description: 'Each with its status as shown when pulled: a till compares `valid_until` with its own date to see a quote expire later.',
+        }),
+      ),
     }),
     has_more: z.object(Object.fromEntries(ENTITIES.map((entity) => [entity, z.boolean()])) as Record<EntityName, z.ZodBoolean>),
     cursor: z.string().openapi({ description: 'Opaque: send it back as `since`. Call again while any `has_more` is true.' }),

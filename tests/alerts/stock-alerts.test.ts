@@ -86,7 +86,7 @@ t.test('a product with variants is judged by its variants', async (t) => {
 
 t.test('alert bounds: dead_days and expiring_days 1 to 3650, limit 1 or more', async (t) => {
   const { owner } = await staffedShop(api);
-  for (const query of ['?dead_days=1', '?dead_days=3650', '?expiring_days=1', '?expiring_days=3650', '?limit=1', '?limit=500']) {
+  for (const query of ['?dead_days=1', '?dead_days=3650', '?expiring_days=1', '?expiring_days=3650', '?limit=1', '?limit=500', '?limit=501', '?limit=9007199254740991']) {
     t.equal((await alerts(owner.token, query)).status, 200, query);
   }
   for (const [query, key] of [['?dead_days=0', 'dead_days'], ['?dead_days=3651', 'dead_days'], ['?dead_days=1.5', 'dead_days'], ['?expiring_days=0', 'expiring_days'],

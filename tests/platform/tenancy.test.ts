@@ -2,6 +2,7 @@ import t from 'tap';
 import { inTenant } from '../../api/middleware/tenancy.ts';
 import { registerShop } from '../support/fixtures.ts';
 import { startService } from '../support/service.ts';
+import { createSql } from '../../api/db.ts';
 
 const api = await startService(t);
 const shopA = await registerShop(api, { shop_name: 'Quincaillerie A' });
@@ -65,6 +66,49 @@ t.test('the shop setting is local to its transaction and never leaks to the next
   } finally {
     connection.release();
   }
+});
+
+t.test('inTenant pipelines BEGIN: a failing body is rolled back whole, even with a statement still in flight, and the connection goes back clean', async (t) => {
+  // One connection only, so the next borrower is the very connection the failed transaction used.
+  const single = createSql(api.runtime.appUrl, { max: 1 });
+  t.teardown(() => single.end({ timeout: 1 }));
+  const before = (await api.ownerSql<{ name: string }[]>`select name from shops where id = ${shopA.shop.id}`)[0]!.name;
+  const failing = inTenant(single, { shopId: shopA.shop.id, userId: null }, async (tx) => {
+    await tx`update shops set name = 'Renamed inside' where id = ${shopA.shop.id}`;
+    // Sent without waiting: it must run inside the transaction, before the rollback, or not at all.
+    void tx`select pg_sleep(0.05), set_config('application_name', 'late', false)`.catch(() => undefined);
+    throw new Error('the body fails');
+  });
+  await t.rejects(failing, /the body fails/);
+  const [after] = await api.ownerSql<{ name: string }[]>`select name from shops where id = ${shopA.shop.id}`;
+  t.equal(after!.name, before, 'the update was rolled back');
+  // A setting local to a transaction outlives its statement only inside an open transaction.
+  await single`select set_config('app.probe', 'set', true)`;
+  const [state] = await single<{ probe: string; shop: string; name: string }[]>`
+    select coalesce(current_setting('app.probe', true), '') as probe, coalesce(current_setting('app.shop_id', true), '') as shop,
+           current_setting('application_name') as name`;
+  t.same(state!.probe, '', 'no transaction left open');
+  t.same(state!.shop, '', 'no shop set');
+  t.not(state!.name, 'late', 'the statement in flight ran inside the transaction and was rolled back with it');
+  const [seen] = await single<{ n: number }[]>`select count(*)::int as n from shops`;
+  t.equal(seen!.n, 0, 'the next borrower sees no shop');
+  const committed = await inTenant(single, { shopId: shopA.shop.id, userId: null }, async (tx) => (await tx<{ n: number }[]>`select count(*)::int as n from shops`)[0]!.n);
+  t.equal(committed, 1, 'and the connection serves the next transaction');
+});
+
+t.test('a read-only request transaction refuses any write, and its connection goes back clean though its commit is not awaited', async (t) => {
+  const single = createSql(api.runtime.appUrl, { max: 1 });
+  t.teardown(() => single.end({ timeout: 1 }));
+  const write = inTenant(single, { shopId: shopA.shop.id, userId: null }, (tx) => tx`update shops set name = 'Renamed by a read' where id = ${shopA.shop.id}`, { readOnly: true });
+  await t.rejects(write, { code: '25006' }, 'cannot execute UPDATE in a read-only transaction');
+  const seen = await inTenant(single, { shopId: shopA.shop.id, userId: null }, async (tx) => (await tx<{ n: number }[]>`select count(*)::int as n from shops`)[0]!.n, { readOnly: true });
+  t.equal(seen, 1, 'a read answers');
+  // The next borrower of the one connection finds the read's transaction ended, and no shop set.
+  await single`select set_config('app.probe', 'set', true)`;
+  const [state] = await single<{ probe: string; shop: string }[]>`
+    select coalesce(current_setting('app.probe', true), '') as probe, coalesce(current_setting('app.shop_id', true), '') as shop`;
+  t.strictSame(state, { probe: '', shop: '' });
+  t.not((await api.ownerSql<{ name: string }[]>`select name from shops where id = ${shopA.shop.id}`)[0]!.name, 'Renamed by a read');
 });
 
 t.test('the application role cannot switch to the owner to escape row-level security', async (t) => {

@@ -288,3 +288,22 @@ t.test('goods sold since they came in cannot go back: the return waits for stock
   t.match(await sendBack(owner.token, purchase.id, [{ purchase_item_id: purchase.items[0].id, quantity: 4 }]), { returned_xaf: 1_800, items: [{ returned_quantity: 4 }] });
   t.equal(await onHand(owner.token, beer.id), 0);
 });
+
+t.test('a return takes the line\'s goods from its own batch, not the soonest; an unbatched line from unbatched stock', async (t) => {
+  const { token } = await registerShop(api);
+  const product = await createProduct(api, token, { price_xaf: 100 });
+  const purchase = await receive(api, token, {
+    items: [
+      { product_id: product.id, quantity: 4, unit_cost_xaf: 50, batch_number: 'LATE', expiry_date: '2028-01-01' },
+      { product_id: product.id, quantity: 4, unit_cost_xaf: 50, batch_number: 'SOON', expiry_date: '2027-01-01' },
+      { product_id: product.id, quantity: 2, unit_cost_xaf: 50 },
+    ],
+  });
+  const line = (index: number, quantity: number): ReturnLine[] => [{ purchase_item_id: purchase.items[index].id, quantity }];
+  t.equal((await giveBack(token, purchase.id, line(0, 1))).status, 201);
+  t.strictSame(await batchesOf(api, product.id), [['SOON', 4], ['LATE', 3]], 'from LATE, its own batch');
+  t.equal((await giveBack(token, purchase.id, line(2, 2))).status, 201);
+  t.strictSame(await batchesOf(api, product.id), [['SOON', 4], ['LATE', 3]], 'the unbatched units');
+  await sell(api, token, { product_id: product.id }, 4);
+  expectInvalid(t, await giveBack(token, purchase.id, line(1, 1)), 'items.0.quantity', 'SOON was sold', 'insufficient_stock');
+});

@@ -72,6 +72,7 @@ export function sampleSale(fields: Partial<SaleRecord> = {}): SaleRecord {
       { rate: 0, base_xaf: 1500, vat_xaf: 0, total_xaf: 1500 },
       { rate: 19.25, base_xaf: 13208, vat_xaf: 2542, total_xaf: 15750 },
     ],
+    quote_id: null,
     void_reason: null,
     voided_at: null,
     created_at: AT,

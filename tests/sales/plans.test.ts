@@ -72,7 +72,13 @@ t.teardown(() => session.end());
  * customer's points of the last 12 months: bounded by that customer's year (here 50 sales), not by
  * the shop; a monthly running total would make it 12 rows.
  */
-const KNOWN: { table: string; statement: RegExp }[] = [{ table: 'loyalty_points', statement: /from loyalty_tiers t/ }];
+const KNOWN: { table: string; statement: RegExp }[] = [
+  { table: 'loyalty_points', statement: /from loyalty_tiers t/ },
+  // graphile-worker's own add_jobs (an e-mailed receipt queued under its job key) clears the key of a
+  // locked job of the same key by a scan of the jobs waiting: bounded by the worker's backlog (here
+  // nothing runs them), not by the shop.
+  { table: '_private_jobs', statement: /update\s+"graphile_worker"\._private_jobs\s+as\s+jobs\s+set\s+key\s*=\s*null/ },
+];
 
 function expectBounded(t: Test, all: TableRead[], what: string): void {
   t.ok(all.length > 0, `${what}: plans were collected`);
@@ -119,6 +125,25 @@ t.test('a purchase, its payment and its return read rows bounded by their lines,
     const returned = lines.map((line) => ({ purchase_item_id: line.id, quantity: 1 }));
     expectBounded(t, await session.reads(shopId, manager.user.id, (tx) => tx`select purchase_return(${made!.id}, ${tx.json(returned)})`), `return ${i + 1}`);
     expectBounded(t, await session.reads(shopId, manager.user.id, (tx) => tx`select purchase_json(${made!.id})`), `answer ${i + 1}`);
+  }
+});
+
+t.test('a quote, its change, its answer and its conversion into a sale read rows bounded by its lines, not the shop', async (t) => {
+  // Earlier quotes of the shop, so that a statement reading the shop's quotes shows.
+  await api.appSql.begin(async (tx) => {
+    await tx`select set_config('app.shop_id', ${shopId}, true), set_config('app.user_id', ${manager.user.id}, true)`;
+    for (let i = 0; i < 60; i++) await tx`select quote_record(${tx.json({ customer_id: customer.id, items: basket(3000 + i, true).items })})`;
+  });
+  await api.ownerSql`analyze quotes, quote_items`;
+  for (let i = 0; i < 7; i++) {
+    const quote = { customer_id: customer.id, note: `Chantier ${i}`, items: basket(2000 + i, true).items };
+    expectBounded(t, await session.reads(shopId, manager.user.id, (tx) => tx`select quote_record(${tx.json(quote)})`), `quote ${i + 1}`);
+    const [made] = await api.ownerSql<{ id: string }[]>`select id from quotes where shop_id = ${shopId} and note = ${`Chantier ${i}`}`;
+    const changes = { valid_until: '2099-12-31', items: basket(2100 + i, true).items };
+    expectBounded(t, await session.reads(shopId, manager.user.id, (tx) => tx`select quote_update(${made!.id}, ${tx.json(changes)})`), `change ${i + 1}`);
+    expectBounded(t, await session.reads(shopId, manager.user.id, (tx) => tx`select quote_json(${made!.id})`), `answer ${i + 1}`);
+    const payments = [{ method: 'cash', amount_xaf: 1_000_000 }];
+    expectBounded(t, await session.reads(shopId, manager.user.id, (tx) => tx`select quote_convert(${made!.id}, ${crypto.randomUUID()}, ${tx.json(payments)})`), `conversion ${i + 1}`);
   }
 });
 

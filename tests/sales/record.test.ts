@@ -40,7 +40,7 @@ const line = (unitPrice: number, fields: Record<string, unknown> = {}) => ({ nam
 
 const SALE_KEYS = [
   'cashier_id', 'cashier_name', 'change_xaf', 'created_at', 'credit_xaf', 'customer_id', 'device_id', 'discount_xaf', 'id', 'items', 'note',
-  'offline', 'paid_xaf', 'payments', 'points_earned', 'points_redeemed', 'receipt_no', 'recorded_at', 'refunds', 'shift_id', 'status',
+  'offline', 'paid_xaf', 'payments', 'points_earned', 'points_redeemed', 'quote_id', 'receipt_no', 'recorded_at', 'refunds', 'shift_id', 'status',
   'subtotal_xaf', 'total_xaf', 'updated_at', 'vat_breakdown', 'vat_xaf', 'void_reason', 'voided_at',
 ].sort();
 const ITEM_KEYS = [

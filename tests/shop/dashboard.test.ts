@@ -116,6 +116,8 @@ t.test('the sales_today section counts today\'s sales net of voids and refunds',
   await api.request('POST', `/sales/${voided.id}/void`, { token: owner.token, body: { reason: 'Erreur de caisse' } });
   await api.request('POST', `/sales/${kept.id}/refund`, { token: owner.token, body: { method: 'cash', items: [{ sale_item_id: kept.items[0].id, quantity: 1 }] } });
   t.strictSame(await dashboard(), { count: 1, total_xaf: 3000, refunded_xaf: 1000, net_xaf: 2000 });
+  const z = (await api.request('GET', '/reports/z', { token: owner.token })).body.data;
+  t.equal(z.net_total_xaf, (await dashboard()).net_xaf, 'the same figures as today\'s Z');
 });
 
 t.test('the dashboard shows today\'s purchases and what is owed to suppliers', async (t) => {

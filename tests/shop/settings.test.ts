@@ -272,3 +272,26 @@ t.test('timezone is an IANA time zone, Africa/Douala by default', async (t) => {
   expectInvalid(t, await putShop(owner.token, { timezone: '' }), 'timezone', 'empty');
   t.equal((await getShop(owner.token)).body.data.timezone, 'Africa/Abidjan', 'unchanged by the refused ones');
 });
+
+t.test('timezone is one that receipts can print too: PostgreSQL\'s names that JavaScript\'s Intl refuses are a 422', async (t) => {
+  const owner = await registerShop(api);
+  for (const zone of ['posix/Africa/Douala', 'Factory', 'localtime', 'posixrules']) {
+    expectInvalid(t, await putShop(owner.token, { timezone: zone }), 'timezone', zone);
+  }
+  // Every zone the shop may take formats in Intl: none of them can make an invoice a 500.
+  const zones = await api.ownerSql<{ name: string }[]>`
+    select name from pg_timezone_names
+     where not (name like 'posix/%' or name in ('Factory', 'localtime', 'posixrules'))`;
+  const refused = zones.map((zone) => zone.name).filter((name) => {
+    try {
+      new Intl.DateTimeFormat('fr-FR', { timeZone: name }).format(new Date());
+      return false;
+    } catch {
+      return true;
+    }
+  });
+  t.strictSame(refused, [], 'PostgreSQL accepts no zone that Intl refuses');
+  const sale = await api.request('POST', '/sales', { token: owner.token, body: { items: [{ name: 'Pain', unit_price_xaf: 250, quantity: 1 }], payments: [{ method: 'cash', amount_xaf: 250 }] } });
+  t.equal((await putShop(owner.token, { timezone: 'Pacific/Chatham' })).status, 200);
+  t.equal((await api.request('GET', `/sales/${sale.body.data.id}/invoice`, { token: owner.token })).status, 200, 'an invoice in a far zone prints');
+});

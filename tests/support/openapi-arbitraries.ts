@@ -122,6 +122,7 @@ const POOL_OF_NAME: Record<string, string> = {
   supplier_id: 'suppliers',
   purchase_id: 'purchases',
   purchase_item_id: 'purchase_items',
+  quote_id: 'quotes',
 };
 
 /** `{id}` takes its kind from the collection before it: `/customers/{id}` names a customer. */
@@ -166,6 +167,11 @@ export function harvest(pools: IdPools, plan: RequestPlan, status: number, body:
     } else if (collection === 'purchases') {
       addToPool(pools, 'purchases', record.id);
       for (const item of record.items ?? []) addToPool(pools, 'purchase_items', item.id);
+    } else if (collection === 'quotes') {
+      // A conversion answers {quote, sale}.
+      const quote = record.quote ?? record;
+      addToPool(pools, 'quotes', quote.id);
+      if (record.sale) addToPool(pools, 'sales', record.sale.id);
     } else if (collection === 'products' && /variants/.test(op.path)) addToPool(pools, 'variants', record.id);
     else if (collection === 'products' && /options/.test(op.path)) addToPool(pools, 'options', record.id);
     else if (collection && ['products', 'customers', 'categories', 'promotions', 'expenses', 'suppliers'].includes(collection)) addToPool(pools, collection, record.id);

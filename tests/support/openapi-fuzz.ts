@@ -108,6 +108,10 @@ export async function fuzzWorld(api: Service): Promise<FuzzWorld> {
   addToPool(pools, 'promotions', promotion.body.data.id);
   const expense = await api.request('POST', '/expenses', { token: owner.token, body: { category: 'rent', amount_xaf: 1000, payment_method: 'bank' } });
   addToPool(pools, 'expenses', expense.body.data.id);
+  for (const customer_id of [customer.body.data.id, null]) {
+    const quote = await api.request('POST', '/quotes', { token: owner.token, body: { customer_id, items: [{ product_id: pools.get('products')![0], quantity: 2 }] } });
+    addToPool(pools, 'quotes', quote.body.data.id);
+  }
   const shift = await api.request('POST', '/shift/open', { token: cashier.token, body: { opening_float_xaf: 10_000 } });
   addToPool(pools, 'shifts', shift.body.data.id);
 

@@ -288,3 +288,19 @@ t.test('sync stamps the device\'s last seen and last sync', async (t) => {
   t.type(after.last_seen_at, 'string');
   t.type(after.last_sync_at, 'string');
 });
+
+t.test('a cursor written before quotes were served (eight positions) still pulls, and starts quotes from the beginning', async (t) => {
+  const { owner } = await staffedShop(api);
+  const product = await createProduct(api, owner.token, { name: 'Ciment 50 kg', price_xaf: 5_500 });
+  const quote = await api.request('POST', '/quotes', { token: owner.token, body: { items: [{ product_id: product.id, quantity: 10 }] } });
+  t.equal(quote.status, 201);
+  const { body } = await pullUntil({ bearer: owner.token }, undefined, (page) => page.data.quotes.some((q: { id: string }) => q.id === quote.body.data.id));
+  const [version, since, slots] = JSON.parse(Buffer.from(body.cursor, 'base64url').toString('utf8'));
+  t.equal(slots.length, ENTITIES.length, 'today\'s cursor has a position per entity');
+  const older = Buffer.from(JSON.stringify([version, since, slots.slice(0, 8)])).toString('base64url');
+  const reply = await pull(api, { bearer: owner.token }, { since: older });
+  t.equal(reply.status, 200);
+  t.strictSame(reply.body.data.quotes.map((q: { id: string }) => q.id), [quote.body.data.id], 'the quote again, from the beginning');
+  t.strictSame(reply.body.data.products, [], 'the other entities go on from where the cursor stood');
+  expectInvalid(t, await pull(api, { bearer: owner.token }, { since: Buffer.from(JSON.stringify([version, since, slots.slice(0, 7)])).toString('base64url') }), 'since', 'seven positions');
+});

@@ -33,7 +33,7 @@ export function push(api: Service, auth: SyncAuth, body: unknown): Promise<Reply
   return api.request('POST', route(auth, 'push'), { ...credentials(auth), body });
 }
 
-export const ENTITIES = ['categories', 'products', 'product_options', 'variants', 'customers', 'promotions', 'loyalty_tiers', 'sales'] as const;
+export const ENTITIES = ['categories', 'products', 'product_options', 'variants', 'customers', 'promotions', 'loyalty_tiers', 'sales', 'quotes'] as const;
 export type Entity = (typeof ENTITIES)[number];
 
 /** What a till holds: each entity's live records by id, and its cursor. */

@@ -18,7 +18,10 @@ const TEXT = {
     intro: (shop: string, day: string) => `Alertes de stock de ${shop} au ${day}.`,
     kinds: { expired: 'Périmés', expiring: 'Expirent sous 30 jours', out_of_stock: 'En rupture', dead_stock: 'Sans vente depuis 90 jours' } as Record<Kind, string>,
     more: (n: number) => `… et ${n} de plus`,
-    expiry: (date: string) => `expire le ${date}`,
+    item: (name: string, quantity: string) => `${name} : ${quantity}`,
+    expired: (date: string) => `périmé depuis le ${date}`,
+    expiring: (date: string) => `expire le ${date}`,
+    lastSold: (date: string | null) => (date ? `dernière vente le ${date}` : 'jamais vendu'),
     outro: 'La liste complète : GET /alerts dans votre application de caisse.',
   },
   en: {
@@ -26,7 +29,10 @@ const TEXT = {
     intro: (shop: string, day: string) => `Stock alerts of ${shop} on ${day}.`,
     kinds: { expired: 'Expired', expiring: 'Expiring within 30 days', out_of_stock: 'Out of stock', dead_stock: 'No sale for 90 days' } as Record<Kind, string>,
     more: (n: number) => `… and ${n} more`,
-    expiry: (date: string) => `expires on ${date}`,
+    item: (name: string, quantity: string) => `${name}: ${quantity}`,
+    expired: (date: string) => `expired on ${date}`,
+    expiring: (date: string) => `expires on ${date}`,
+    lastSold: (date: string | null) => (date ? `last sold on ${date}` : 'never sold'),
     outro: 'The full list: GET /alerts in your till application.',
   },
 } as const;
@@ -37,6 +43,7 @@ interface AlertRow {
   quantity: string;
   batch_number: string | null;
   expiry_date: string | null;
+  last_sold_on: string | null;
 }
 
 /**
@@ -54,9 +61,10 @@ export function alertsSendDigest(ctx: WorkerContext): Task {
         await client.query(`select set_config('app.shop_id', $1, true)`, [shop_id]);
         const shopRows = await client.query<{ name: string; locale: 'fr' | 'en' }>('select name, locale from shops where id = $1', [shop_id]);
         const alertRows = await client.query<AlertRow>(
-          `select kind, name, quantity::text, batch_number, to_char(expiry_date, 'YYYY-MM-DD') as expiry_date
-             from stock_alerts(90, 30, 100000) where kind = any($1::text[])`,
-          [KINDS],
+          `select a.kind, a.name, a.quantity::text, a.batch_number, to_char(a.expiry_date, 'YYYY-MM-DD') as expiry_date,
+                  to_char(a.last_sold_at at time zone s.timezone, 'YYYY-MM-DD') as last_sold_on
+             from stock_alerts(90, 30, 100000) a, shops s where s.id = $2 and a.kind = any($1::text[])`,
+          [KINDS, shop_id],
         );
         await client.query('commit');
         return { shop: shopRows.rows[0], alerts: alertRows.rows };
@@ -71,8 +79,11 @@ export function alertsSendDigest(ctx: WorkerContext): Task {
     }
     const t = TEXT[shop.locale] ?? TEXT.fr;
     const sections = KINDS.map((kind) => ({ kind, rows: alerts.filter((alert) => alert.kind === kind) })).filter((section) => section.rows.length > 0);
+    const quantity = new Intl.NumberFormat(shop.locale, { maximumFractionDigits: 3 });
+    const detail = (alert: AlertRow) =>
+      alert.kind === 'expired' ? t.expired(alert.expiry_date!) : alert.kind === 'expiring' ? t.expiring(alert.expiry_date!) : alert.kind === 'dead_stock' ? t.lastSold(alert.last_sold_on) : null;
     const line = (alert: AlertRow) =>
-      `${alert.name} : ${Number(alert.quantity)}${alert.batch_number ? ` (${alert.batch_number})` : ''}${alert.expiry_date ? `, ${t.expiry(alert.expiry_date)}` : ''}`;
+      [`${t.item(alert.name, quantity.format(Number(alert.quantity)))}${alert.batch_number ? ` (${alert.batch_number})` : ''}`, detail(alert)].filter(Boolean).join(', ');
     const text = [
       t.intro(shop.name, day),
       '',

@@ -8,6 +8,9 @@ create or replace function stock_alerts(p_dead_days integer, p_expiring_days int
   returns table (kind text, product_id uuid, variant_id uuid, name text, quantity numeric, reorder_level numeric,
                  batch_id uuid, batch_number text, expiry_date date, days_left integer, last_sold_at timestamptz)
   language plpgsql stable
+  -- Planned costs grow with the shop's catalogue (one probe of stock_movements per item with stock), and
+  -- past a few thousand items JIT compilation took 77 ms of a 106 ms answer that runs in 30 ms without it.
+  set jit = off
   as $$
 #variable_conflict use_column
 declare

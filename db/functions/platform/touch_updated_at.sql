@@ -25,3 +25,4 @@ create or replace trigger devices_touch before update on devices for each row ex
 create or replace trigger suppliers_touch before update on suppliers for each row execute function touch_updated_at();
 create or replace trigger batches_touch before update on batches for each row execute function touch_updated_at();
 create or replace trigger purchases_touch before update on purchases for each row execute function touch_updated_at();
+create or replace trigger quotes_touch before update on quotes for each row execute function touch_updated_at();

@@ -2,6 +2,8 @@
 -- items: [{product_id, variant_id, name, quantity, unit_price_xaf, discount_xaf, vat_rate}],
 -- payments: [{method, amount_xaf, reference}]}. p_offline: a sale made on a till without connection,
 -- never refused for stock, subscription or credit ceiling (it happened), keeping its created_at.
+-- p_quote_id: the quote converted into this sale (quote_convert): its lines carry the quote's prices,
+-- discounts and promotions, kept whoever converts it (the quote was priced under its author's limits).
 -- Returns {"id", "replayed"}: replayed when the same id came back with the same body.
 -- Prices belong to managers (CONTRACT section 3): online, a cashier sells a catalogue line at the
 -- catalogue's unit price and VAT rate (403 otherwise, unless the shop's cashier_price_override is on)
@@ -12,7 +14,8 @@
 -- Its statements and those of the functions it calls run on generic plans (plan_cache_mode): every
 -- one is a probe bounded by the basket (tests/sales/plans.test.ts), and planning them again at each
 -- sale, as PL/pgSQL chose to for the ones that take JSON, cost a fifth of the sale's CPU.
-create or replace function sale_record(p_sale jsonb, p_offline boolean default false)
+drop function if exists sale_record(jsonb, boolean);
+create or replace function sale_record(p_sale jsonb, p_offline boolean default false, p_quote_id uuid default null)
   returns jsonb
   language plpgsql volatile
   set plan_cache_mode = force_generic_plan
@@ -27,21 +30,11 @@ declare
   item record;
   line jsonb;
   lines jsonb := '[]';
-  priced record;
   n integer;
-  product products;
-  variant variants;
-  line_name text;
-  unit_price bigint;
-  vat numeric;
-  catalogue_price bigint;
-  catalogue_vat numeric;
-  line_discount bigint;
   restricted boolean;
   redeem bigint := coalesce((p_sale ->> 'redeem_points')::bigint, 0);
   redeem_value bigint := 0;
   net_total bigint;
-  gross_total numeric;
   net_sum numeric;
   allocated bigint := 0;
   share bigint;
@@ -57,6 +50,7 @@ declare
   change bigint := 0;
   credit bigint := 0;
   open_shift uuid;
+  reported date;
   earned bigint := 0;
   cost_value bigint := 0;
   available numeric;
@@ -90,7 +84,7 @@ begin
     insert into receipt_counters (shop_id, last_no) values (app_shop_id(), 0) on conflict (shop_id) do nothing;
   end if;
   -- An online sale by a cashier (or by no known user: the least privilege) is held to the catalogue.
-  restricted := not p_offline and coalesce((select role from users where id = app_user_id()), 'cashier') = 'cashier';
+  restricted := not p_offline and p_quote_id is null and coalesce((select role from users where id = app_user_id()), 'cashier') = 'cashier';
 
   -- The till the sale was made on: one of the shop's devices. Online a live one; offline also one
   -- revoked since (the sale happened on it).
@@ -125,87 +119,9 @@ begin
     perform 1 from unnest(variant_ids) as basket (id) join variants x on x.id = basket.id order by x.id for update of x;
   end if;
 
-  -- Resolve each line against the catalogue: its product and variant read for the whole basket in
-  -- one statement (a statement per line cost more than its probes), then checked line by line. Each
-  -- is a scalar subquery on the ids as uuids, so a primary-key probe per line (joined, the planner
-  -- hashed the shop's products; compared with `->>` of the JSON line, which is not leakproof,
-  -- row-level security kept the primary key from being used); `offset 0` evaluates each once.
-  for item in
-    select b.v, b.i, b.product, b.variant, item_name((b.product).name, (b.variant).options) as catalogue_name,
-           exists (select 1 from variants w where w.product_id = (b.product).id and w.deleted_at is null) as has_variants
-      from (select l.v, (l.n - 1)::int as i,
-                   (select p from products p where p.id = l.product_id and p.deleted_at is null) as product,
-                   (select x from variants x where x.id = l.variant_id and x.product_id = l.product_id and x.deleted_at is null) as variant
-              from unnest(items, product_ids, variant_ids) with ordinality as l (v, product_id, variant_id, n)
-            offset 0) b
-     order by b.i
-  loop
-    product := item.product;
-    variant := item.variant;
-    if item.v ->> 'product_id' is not null then
-      if product.id is null then
-        perform raise_app_error(422, 'validation_failed', 'No such product in this shop.', 'items.' || item.i || '.product_id');
-      end if;
-      if item.v ->> 'variant_id' is not null then
-        if variant.id is null then
-          perform raise_app_error(422, 'validation_failed', 'No such variant of this product.', 'items.' || item.i || '.variant_id');
-        end if;
-      elsif item.has_variants then
-        perform raise_app_error(422, 'variant_required', 'This product is sold by variant: name one.', 'items.' || item.i || '.variant_id');
-      end if;
-      line_name := coalesce(item.v ->> 'name', item.catalogue_name);
-      catalogue_price := coalesce(variant.price_xaf, product.price_xaf);
-      catalogue_vat := product.vat_rate;
-      unit_price := coalesce((item.v ->> 'unit_price_xaf')::bigint, catalogue_price);
-      vat := coalesce((item.v ->> 'vat_rate')::numeric, catalogue_vat);
-      line_discount := coalesce((item.v ->> 'discount_xaf')::bigint, 0);
-      if restricted and not shop.cashier_price_override and (unit_price <> catalogue_price or vat <> catalogue_vat) then
-        perform raise_app_error(403, 'forbidden', 'This action is unauthorized.');
-      end if;
-      if restricted and line_discount > round((item.v ->> 'quantity')::numeric * unit_price) * shop.cashier_max_discount_percent / 100 then
-        perform raise_app_error(422, 'discount_not_allowed',
-          format('A cashier may take at most %s%% off a line: %s XAF here.', trim_scale(shop.cashier_max_discount_percent),
-                 floor(round((item.v ->> 'quantity')::numeric * unit_price) * shop.cashier_max_discount_percent / 100)),
-          'items.' || item.i || '.discount_xaf');
-      end if;
-    else
-      if item.v ->> 'variant_id' is not null then
-        perform raise_app_error(422, 'validation_failed', 'A variant needs its product_id.', 'items.' || item.i || '.product_id');
-      end if;
-      if item.v ->> 'name' is null or item.v ->> 'unit_price_xaf' is null then
-        perform raise_app_error(422, 'validation_failed', 'A line without a product needs a name and a unit price.', 'items.' || item.i || '.product_id');
-      end if;
-      line_name := item.v ->> 'name';
-      unit_price := (item.v ->> 'unit_price_xaf')::bigint;
-      vat := coalesce((item.v ->> 'vat_rate')::numeric, shop.default_vat_rate);
-      -- No catalogue to compare with, except on an offline line whose product went since
-      -- (sale_offline_lines passes on the catalogue's last figures).
-      catalogue_price := case when p_offline then (item.v ->> 'catalogue_price_xaf')::bigint end;
-      catalogue_vat := case when p_offline then (item.v ->> 'catalogue_vat_rate')::numeric end;
-    end if;
-    lines := lines || jsonb_build_array(jsonb_build_object(
-      'product_id', product.id, 'variant_id', variant.id, 'name', line_name,
-      'quantity', (item.v ->> 'quantity')::numeric, 'unit_price_xaf', unit_price,
-      'discount_xaf', coalesce((item.v ->> 'discount_xaf')::bigint, 0), 'vat_rate', vat,
-      'tracked', coalesce(product.tracked, false), 'cost_xaf', coalesce(product.cost_xaf, 0),
-      'catalogue_price_xaf', catalogue_price, 'catalogue_vat_rate', catalogue_vat));
-  end loop;
-
-  -- Promotions (the one pricing rule), then each line's net.
-  for priced in select * from promotion_discounts(lines, occurred_at) loop
-    lines := jsonb_set(lines, array[priced.line::text], (lines -> priced.line) || jsonb_build_object(
-      'gross_xaf', priced.gross_xaf, 'discount_xaf', priced.line_discount_xaf,
-      'promotion_id', priced.promotion_id, 'promotion_discount_xaf', priced.discount_xaf,
-      'net_xaf', priced.gross_xaf - priced.line_discount_xaf - priced.discount_xaf));
-  end loop;
-  -- Each line fits a bigint (quantities and prices are bounded), but 500 of them may not: a sale
-  -- beyond a quadrillion XAF is refused rather than overflowing the ledger.
-  select sum((value ->> 'gross_xaf')::numeric), coalesce(sum((value ->> 'net_xaf')::numeric), 0)
-    into gross_total, net_sum
-    from jsonb_array_elements(lines);
-  if gross_total > 1000000000000000 then
-    perform raise_app_error(422, 'validation_failed', 'The sale is too large to record.', 'items');
-  end if;
+  -- Each line priced (sales/sale_price_lines.sql: the catalogue, the caller's limits, promotions).
+  lines := sale_price_lines(items, product_ids, variant_ids, shop, restricted, p_offline, occurred_at, p_quote_id is not null);
+  select coalesce(sum((value ->> 'net_xaf')::numeric), 0) into net_sum from jsonb_array_elements(lines);
   net_total := net_sum::bigint;
 
   -- Redeemed points: their value comes off the lines pro rata (the last line takes the remainder).
@@ -229,7 +145,7 @@ begin
     line_total := (line ->> 'net_xaf')::bigint - share;
     lines := jsonb_set(lines, array[i::text], line || jsonb_build_object(
       'points_discount_xaf', share, 'total_xaf', line_total,
-      'vat_xaf', round(line_total * (line ->> 'vat_rate')::numeric / (100 + (line ->> 'vat_rate')::numeric))::bigint));
+      'vat_xaf', vat_included(line_total, (line ->> 'vat_rate')::numeric)));
     subtotal := subtotal + (line ->> 'gross_xaf')::bigint;
     discounts := discounts + (line ->> 'discount_xaf')::bigint + (line ->> 'promotion_discount_xaf')::bigint + share;
     total := total + line_total;
@@ -284,6 +200,11 @@ begin
   end if;
 
   open_shift := current_shift_id();
+  -- An offline sale of a day whose Z is sealed is reported in the next Z (reported_on, z_reported_on);
+  -- read before the receipt counter is taken, never while holding it.
+  if p_offline then
+    reported := z_reported_on((occurred_at at time zone shop.timezone)::date);
+  end if;
 
   -- The basket as sets: one insert of the lines, one of the movements (each line's on_hand_after
   -- counts the lines of the same item before it), one update of the variants, one of the products.
@@ -391,9 +312,10 @@ begin
     returning last_no
   )
   insert into sales (id, receipt_no, customer_id, device_id, shift_id, note, subtotal_xaf, discount_xaf, vat_xaf, total_xaf,
-                     paid_xaf, change_xaf, credit_xaf, points_earned, points_redeemed, offline, request_hash, created_at)
+                     paid_xaf, change_xaf, credit_xaf, points_earned, points_redeemed, offline, request_hash, created_at, quote_id, reported_on)
   select the_sale, counter.last_no, customer.id, device.id, open_shift, p_sale ->> 'note', subtotal, discounts,
-         vat_total, total, paid, change, credit, earned, redeem, p_offline, p_sale ->> 'request_hash', occurred_at
+         vat_total, total, paid, change, credit, earned, redeem, p_offline, p_sale ->> 'request_hash', occurred_at, p_quote_id,
+         reported
     from counter;
   if not found then
     raise exception 'the receipt counter of shop % is missing', app_shop_id();

@@ -22,3 +22,4 @@ create or replace trigger customers_stamp before update on customers for each ro
 create or replace trigger loyalty_tiers_stamp before update on loyalty_tiers for each row execute function stamp_txid();
 create or replace trigger promotions_stamp before update on promotions for each row execute function stamp_txid();
 create or replace trigger sales_stamp before update on sales for each row execute function stamp_txid();
+create or replace trigger quotes_stamp before update on quotes for each row execute function stamp_txid();

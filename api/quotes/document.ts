@@ -1,0 +1,62 @@
+/**
+ * The quote as a printable "Devis / Proforma": the invoice's page (api/receipts/invoice.ts) with the
+ * quote's number, date and validity, and what it is not (an invoice, a hold on stock). A quote takes
+ * no payment, so it prints none.
+ */
+import { formatDate, formatDateTime, LABELS, paragraphs, type Labels, type ReceiptLocale } from '../receipts/format.ts';
+import { renderDocument, type InvoiceFormat, type PrintedDocument, type Section } from '../receipts/invoice.ts';
+import type { ReceiptInput } from '../sales/schemas.ts';
+import type { QuoteRecord } from './schemas.ts';
+
+export interface QuoteDocumentInput {
+  quote: QuoteRecord;
+  shop: ReceiptInput['shop'];
+  customer: ReceiptInput['customer'];
+}
+
+/** A quote that can no longer be accepted says so across the page; a draft or sent one stands. */
+function statusBanner(quote: QuoteRecord, t: Labels): PrintedDocument['banner'] {
+  switch (quote.status) {
+    case 'declined':
+      return { text: t.quoteDeclined, at: null, details: [] };
+    case 'expired':
+      return { text: t.quoteExpired, at: null, details: [] };
+    case 'converted':
+      return { text: t.quoteConverted, at: quote.converted_at, details: quote.sale_id ? [{ label: t.saleRef, value: quote.sale_id }] : [] };
+    default:
+      return null;
+  }
+}
+
+export function renderQuoteDocument(input: QuoteDocumentInput, format: InvoiceFormat, locale: ReceiptLocale): string {
+  const { quote, shop, customer } = input;
+  const t = LABELS[locale];
+
+  const sections: Section[] = [];
+  const note = paragraphs(quote.note);
+  if (note.length) sections.push({ kind: 'heading', text: t.note }, { kind: 'text', paragraphs: note });
+  sections.push({ kind: 'text', name: 'notice', paragraphs: [t.quoteNotice] });
+
+  return renderDocument(
+    {
+      kind: t.quote,
+      number: `${t.quoteNo} ${quote.quote_no}`,
+      details: [{ label: t.date, value: formatDateTime(quote.created_at, shop.timezone) }, `${t.validUntil} ${formatDate(quote.valid_until)}`],
+      banner: statusBanner(quote, t),
+      customer,
+      lines: quote.items,
+      subtotal_xaf: quote.subtotal_xaf,
+      discounts: [
+        { label: t.discounts, amount_xaf: quote.items.reduce((sum, item) => sum + item.discount_xaf, 0) },
+        { label: t.promotions, amount_xaf: quote.items.reduce((sum, item) => sum + item.promotion_discount_xaf, 0) },
+      ],
+      total_xaf: quote.total_xaf,
+      vat_breakdown: quote.vat_breakdown,
+      sections,
+      reference: { label: t.quoteRef, value: quote.id },
+    },
+    shop,
+    format,
+    locale,
+  );
+}

@@ -1,0 +1,186 @@
+import { randomUUID } from 'node:crypto';
+import { createRoute, z } from '@hono/zod-openapi';
+import type { MiddlewareHandler } from 'hono';
+import type { AppEnv } from '../env.ts';
+import { errors } from '../errors.ts';
+import { CursorAt, decodeCursor, page } from '../lib/pagination.ts';
+import { authenticate, requireActiveSubscription, requireRole } from '../middleware/auth.ts';
+import { newRouter } from '../router.ts';
+import { bearer, jsonBody, jsonResponse, many, one, pickErrors } from '../schemas.ts';
+import { renderQuoteDocument } from './document.ts';
+import { convertQuote, createQuote, deleteQuote, findQuote, listQuotes, loadQuoteDocument, setQuoteStatus, updateQuote } from './queries.ts';
+import {
+  ConvertedQuote,
+  ConvertQuoteBody,
+  CreateQuoteBody,
+  QuoteDocumentQuery,
+  QuoteListQuery,
+  QuoteParam,
+  QuoteRecord,
+  QuoteStatusBody,
+  UpdateQuoteBody,
+} from './schemas.ts';
+
+/** Any shop user creates and converts quotes (CONTRACT section 8); writes need a live subscription. */
+const readers: MiddlewareHandler<AppEnv>[] = [authenticate, requireRole('cashier')];
+const writers: MiddlewareHandler<AppEnv>[] = [...readers, requireActiveSubscription];
+const tags = ['Quotes'];
+const TimeKey = z.tuple([CursorAt, z.uuid()]);
+
+const PRICING =
+  'Lines are priced by the sale\'s own procedure (sale_price_lines): the catalogue\'s price (a variant\'s own) and the product\'s VAT rate when omitted, ' +
+  'the line\'s discount, then the best single promotion live today; a line\'s `total_xaf` is round(quantity x unit price) - discounts, its VAT ' +
+  'round(total x rate / (100 + rate)), half away from zero; the quote\'s totals add up its lines. A cashier is held to the catalogue as on a sale ' +
+  '(another price or VAT rate: 403 unless the shop\'s `cashier_price_override` is on; a line discount beyond `cashier_max_discount_percent`: 422 ' +
+  '`discount_not_allowed`). A quote reserves no stock: quoting more than is on hand is fine.';
+
+const list = createRoute({
+  method: 'get',
+  path: '/quotes',
+  tags,
+  summary: 'List quotes, newest first (any shop user)',
+  description: '`status` filters on the status as shown: `expired` includes the draft and sent quotes past their `valid_until`.',
+  security: bearer,
+  middleware: readers,
+  request: { query: QuoteListQuery },
+  responses: { 200: jsonResponse('Quotes with their lines.', many(QuoteRecord)), ...pickErrors(401, 403, 422) },
+});
+
+const create = createRoute({
+  method: 'post',
+  path: '/quotes',
+  tags,
+  summary: 'Make a quote (proforma) for a customer (any shop user)',
+  description:
+    `${PRICING} The quote starts as \`draft\` with the shop's next \`quote_no\`; \`valid_until\` defaults to 30 days from today (shop calendar). ` +
+    'The tills receive quotes by pull (`quotes`).',
+  security: bearer,
+  middleware: writers,
+  request: { body: jsonBody(CreateQuoteBody) },
+  responses: { 201: jsonResponse('The quote.', one(QuoteRecord)), ...pickErrors(400, 401, 402, 403, 413, 422) },
+});
+
+const read = createRoute({
+  method: 'get',
+  path: '/quotes/{quote_id}',
+  tags,
+  summary: 'Read a quote (any shop user)',
+  description: 'A draft or sent quote past its `valid_until` shows `status: "expired"`. A deleted quote is a 404.',
+  security: bearer,
+  middleware: readers,
+  request: { params: QuoteParam },
+  responses: { 200: jsonResponse('The quote.', one(QuoteRecord)), ...pickErrors(401, 403, 404, 422) },
+});
+
+const update = createRoute({
+  method: 'put',
+  path: '/quotes/{quote_id}',
+  tags,
+  summary: 'Change a draft or sent quote (any shop user)',
+  description:
+    'Only the fields sent change. `items`, when sent, replace every line and are priced again as on create (today\'s catalogue and promotions). ' +
+    'Allowed while the quote\'s stored status is `draft` or `sent`, including one shown as expired because its date passed (a later `valid_until` ' +
+    'revives it); a declined, expired (marked so) or converted quote is a 409 `quote_closed`.',
+  security: bearer,
+  middleware: writers,
+  request: { params: QuoteParam, body: jsonBody(UpdateQuoteBody) },
+  responses: { 200: jsonResponse('The quote as saved.', one(QuoteRecord)), ...pickErrors(400, 401, 402, 403, 404, 409, 413, 422) },
+});
+
+const remove = createRoute({
+  method: 'delete',
+  path: '/quotes/{quote_id}',
+  tags,
+  summary: 'Delete a draft or sent quote (any shop user)',
+  description: 'As for a change: a declined, expired (marked so) or converted quote is a 409 `quote_closed`. The tills drop it on their next pull (`deleted_at`).',
+  security: bearer,
+  middleware: writers,
+  request: { params: QuoteParam },
+  responses: { 204: { description: 'Deleted.' }, ...pickErrors(401, 402, 403, 404, 409, 422) },
+});
+
+const mark = createRoute({
+  method: 'post',
+  path: '/quotes/{quote_id}/status',
+  tags,
+  summary: 'Mark a quote draft, sent, declined or expired, without converting it (any shop user)',
+  description:
+    'Any move between `draft`, `sent`, `declined` and `expired`; no sale is raised. A converted quote is a 409 `quote_closed`. A quote shown as ' +
+    'expired by its date stays so whatever it is marked until its `valid_until` is moved later (PUT).',
+  security: bearer,
+  middleware: writers,
+  request: { params: QuoteParam, body: jsonBody(QuoteStatusBody) },
+  responses: { 200: jsonResponse('The quote.', one(QuoteRecord)), ...pickErrors(400, 401, 402, 403, 404, 409, 413, 422) },
+});
+
+const convert = createRoute({
+  method: 'post',
+  path: '/quotes/{quote_id}/convert',
+  tags,
+  summary: 'Accept the quote: raise the real sale at the quote\'s prices (any shop user)',
+  description:
+    'The sale procedure itself (see POST /sales) with the quote\'s lines, prices, discounts and promotions, kept even if the catalogue or the ' +
+    'promotions changed since, whoever converts it (the quote was priced under its author\'s limits): stock, payments and change, a shortfall on ' +
+    'the quote\'s customer\'s account within its ceiling, points, the next receipt number, the journal and the caller\'s shift. The sale carries ' +
+    '`quote_id`, the quote `status: "converted"` and `sale_id`. A quote past its `valid_until` or marked expired is a 409 `quote_expired`; ' +
+    'a converted or declined one a 409 `quote_closed`, so of two conversions at once one succeeds and the other is a 409. A refused sale ' +
+    '(`insufficient_stock`, `payment_insufficient`, `credit_limit_exceeded`...) leaves the quote as it was. With an `Idempotency-Key` a retry ' +
+    'answers the first conversion again.',
+  security: bearer,
+  middleware: writers,
+  request: { params: QuoteParam, body: { content: { 'application/json': { schema: ConvertQuoteBody } }, required: false } },
+  responses: { 201: jsonResponse('The converted quote and its sale.', one(ConvertedQuote)), ...pickErrors(400, 401, 402, 403, 404, 409, 413, 422) },
+});
+
+const document = createRoute({
+  method: 'get',
+  path: '/quotes/{quote_id}/document',
+  tags,
+  summary: 'The quote as one printable HTML page: "Devis / Proforma" (any shop user)',
+  description:
+    'The invoice\'s layout titled "Devis / Proforma" ("Quote" in English): the shop\'s details, the quote number, its date and validity, the ' +
+    'customer, the lines, the VAT breakdown per rate and the totals. Self-contained: inline CSS with `@page` sized A4 or A3, nothing fetched.',
+  security: bearer,
+  middleware: readers,
+  request: { params: QuoteParam, query: QuoteDocumentQuery },
+  responses: {
+    200: { description: 'The HTML page itself (not JSON).', content: { 'text/html': { schema: z.string() } } },
+    ...pickErrors(401, 403, 404, 422),
+  },
+});
+
+/** The document may only style itself (as the invoice). */
+const DOCUMENT_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'";
+
+async function quoteOr404(tx: Parameters<typeof findQuote>[0], id: string) {
+  const quote = await findQuote(tx, id);
+  if (!quote) throw errors.notFound();
+  return quote;
+}
+
+export const quoteRoutes = newRouter()
+  .openapi(list, async (c) => {
+    const { limit, cursor, ...filter } = c.req.valid('query');
+    const before = decodeCursor(cursor, TimeKey);
+    const { rows, nextCursor } = page(await listQuotes(c.var.tx, filter, limit, before), limit, (row) => [row.cursor_at, row.id]);
+    return c.json({ data: rows.map((row) => row.quote), meta: { next_cursor: nextCursor } }, 200);
+  })
+  .openapi(create, async (c) => c.json({ data: await createQuote(c.var.tx, c.req.valid('json')) }, 201))
+  .openapi(read, async (c) => c.json({ data: await quoteOr404(c.var.tx, c.req.valid('param').quote_id) }, 200))
+  .openapi(update, async (c) => c.json({ data: await updateQuote(c.var.tx, c.req.valid('param').quote_id, c.req.valid('json')) }, 200))
+  .openapi(remove, async (c) => {
+    await deleteQuote(c.var.tx, c.req.valid('param').quote_id);
+    return c.body(null, 204);
+  })
+  .openapi(mark, async (c) => c.json({ data: await setQuoteStatus(c.var.tx, c.req.valid('param').quote_id, c.req.valid('json').status) }, 200))
+  .openapi(convert, async (c) => {
+    return c.json({ data: await convertQuote(c.var.tx, c.req.valid('param').quote_id, randomUUID(), c.req.valid('json') ?? {}) }, 201);
+  })
+  .openapi(document, async (c) => {
+    const { quote_id } = c.req.valid('param');
+    const { format, locale } = c.req.valid('query');
+    const input = await loadQuoteDocument(c.var.tx, quote_id);
+    if (!input) throw errors.notFound();
+    c.header('Content-Security-Policy', DOCUMENT_CSP);
+    return c.html(renderQuoteDocument(input, format, locale ?? input.shop.locale), 200);
+  });

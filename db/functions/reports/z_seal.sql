@@ -1,0 +1,61 @@
+-- Seals the next business day of shop p_shop that has ended and is not sealed yet (report__seal_z,
+-- the worker, as the owner role): the shop's seal row is locked first (a second worker waits, then
+-- finds the day sealed; a record pushed for that day meanwhile waits too, z_reported_on), the day's Z
+-- is computed (z_report) and, when the day saw any activity, stored as an immutable z_reports row with
+-- the shop's next z_no and the cumulative grand total, with the day's report_facts (the period reports'
+-- roll-ups), and its e-mail to the owners queued in the same transaction. A day without activity is sealed without a Z. Returns the day sealed, or null
+-- when none is due: the caller calls again until null, one transaction per day.
+create or replace function z_seal_next(p_shop uuid) returns date
+  language plpgsql volatile
+  as $$
+declare
+  shop shops;
+  sealed date;
+  next_day date;
+  report jsonb;
+  number bigint;
+begin
+  perform set_config('app.shop_id', p_shop::text, true);
+  select * into shop from shops where id = p_shop;
+  if not found then
+    return null;
+  end if;
+  insert into z_seals (shop_id, sealed_through) values (p_shop, (shop.created_at at time zone shop.timezone)::date - 1)
+  on conflict (shop_id) do nothing;
+  select z.sealed_through into sealed from z_seals z where z.shop_id = p_shop for update;
+  next_day := sealed + 1;
+  if next_day > (now() at time zone shop.timezone)::date - 1 then
+    return null;
+  end if;
+  report := z_report(next_day);
+  if (report #>> '{sales,count}')::bigint + (report #>> '{voids,count}')::bigint + (report #>> '{refunds,count}')::bigint
+     + (report #>> '{expenses,count}')::bigint + (report #>> '{cash_movements,count}')::bigint > 0 then
+    select coalesce(max(z.z_no), 0) + 1 into number from z_reports z where z.shop_id = p_shop;
+    report := report || jsonb_build_object('sealed', true, 'z_no', number, 'sealed_at', iso_time(now()));
+    insert into z_reports (shop_id, day, z_no, report, net_total_xaf, grand_total_xaf)
+    values (p_shop, next_day, number, report, (report ->> 'net_total_xaf')::bigint, (report ->> 'grand_total_xaf')::bigint);
+    insert into report_facts (shop_id, day, kind, key, count, quantity, total_xaf, vat_xaf, cost_xaf)
+    select p_shop, next_day, f.kind, f.key, f.count, f.quantity, f.total_xaf, f.vat_xaf, f.cost_xaf from report_day_facts(next_day) f;
+    perform enqueue_job('report__email_z', jsonb_build_object('shop_id', p_shop, 'day', next_day), 'z_mail:' || p_shop || ':' || next_day);
+  end if;
+  update z_seals set sealed_through = next_day where shop_id = p_shop;
+  return next_day;
+end $$;
+revoke execute on function z_seal_next(uuid) from pos_app;
+
+-- GET /reports/z: the sealed Z of the day when there is one; a day sealed without activity, its
+-- (empty) figures marked sealed; else the live figures (sealed: false).
+create or replace function z_report_for(p_day date) returns jsonb
+  language plpgsql stable
+  as $$
+declare
+  stored jsonb;
+  sealed date;
+begin
+  select z.report into stored from z_reports z where z.shop_id = app_shop_id() and z.day = p_day;
+  if found then
+    return stored;
+  end if;
+  select z.sealed_through into sealed from z_seals z where z.shop_id = app_shop_id();
+  return z_report(p_day) || jsonb_build_object('sealed', sealed is not null and p_day <= sealed, 'z_no', null, 'sealed_at', null);
+end $$;

@@ -1,0 +1,299 @@
+import { randomUUID } from 'node:crypto';
+import t from 'tap';
+import { CRONTAB } from '../../worker/worker.ts';
+import { addStaff, createProduct, expireSubscription, registerShop, waitFor, type ShopFixture } from '../support/fixtures.ts';
+import { startMailbox, startMailWorker } from '../support/mailbox.ts';
+import { expectError, expectInvalid, FORBIDDEN } from '../support/replies.ts';
+import { startService } from '../support/service.ts';
+import { openShift, refundSale, sell, voidSale } from '../sales/sale-fixtures.ts';
+import { offlineSale, pairDevice, push } from '../sync/sync-fixtures.ts';
+
+/**
+ * The Z (GET /reports/z) and its nightly sealing (report__seal_z in a real graphile-worker). Days
+ * past are made by moving a shop's records back in time (backdate), as the owner: the service itself
+ * only ever writes "now".
+ */
+const api = await startService(t);
+const mailbox = await startMailbox(t);
+await startMailWorker(t, api, mailbox);
+
+const z = (token: string, date?: string) => api.request('GET', `/reports/z${date ? `?date=${date}` : ''}`, { token });
+
+/** The shop's calendar day `offset` days from today. */
+async function shopDay(shopId: string, offset = 0): Promise<string> {
+  const [row] = await api.ownerSql<{ day: string }[]>`
+    select ((now() at time zone timezone)::date + ${offset}::int)::text as day from shops where id = ${shopId}`;
+  return row!.day;
+}
+
+/** Moves every dated record of the shop `days` days back: its sales and what hangs on them, its journal, the shop's own creation. */
+async function backdate(shopId: string, days: number): Promise<void> {
+  const by = `${days} days`;
+  await api.ownerSql.begin(async (sql) => {
+    await sql`update shops set created_at = created_at - ${by}::interval where id = ${shopId}`;
+    await sql`update sales set created_at = created_at - ${by}::interval, recorded_at = recorded_at - ${by}::interval,
+                               voided_at = voided_at - ${by}::interval where shop_id = ${shopId}`;
+    await sql`update sale_payments set created_at = created_at - ${by}::interval where shop_id = ${shopId}`;
+    await sql`update refunds set created_at = created_at - ${by}::interval where shop_id = ${shopId}`;
+    await sql`update expenses set spent_at = spent_at - ${by}::interval, created_at = created_at - ${by}::interval where shop_id = ${shopId}`;
+    await sql`update cash_movements set created_at = created_at - ${by}::interval where shop_id = ${shopId}`;
+    await sql`update journal_entries set posted_at = posted_at - ${by}::interval where shop_id = ${shopId}`;
+  });
+}
+
+/** Runs the sealing task (`times` jobs at once) and waits until it and the mails it queued are done. */
+async function seal(times = 1): Promise<void> {
+  await Promise.all(Array.from({ length: times }, () => api.ownerSql`select graphile_worker.add_job('report__seal_z', '{}'::json)`));
+  await waitFor(async () => {
+    const [row] = await api.ownerSql<{ n: number }[]>`
+      select count(*)::int as n from graphile_worker.jobs where task_identifier in ('report__seal_z', 'report__email_z')`;
+    return row!.n === 0;
+  }, 'the sealing jobs');
+}
+
+/** What the journal posted to `account` (credit minus debit) on the shop's day. */
+async function journalNet(shopId: string, account: string, day: string): Promise<number> {
+  const [row] = await api.ownerSql<{ net: number }[]>`
+    select coalesce(sum(l.credit_xaf - l.debit_xaf), 0)::bigint as net
+      from journal_lines l join journal_entries e on e.id = l.entry_id join shops s on s.id = e.shop_id
+     where e.shop_id = ${shopId} and (e.posted_at at time zone s.timezone)::date = ${day}::date and l.account = ${account}`;
+  return Number(row!.net);
+}
+
+async function zShop(locale: 'fr' | 'en' = 'fr') {
+  const owner = await registerShop(api, { shop_name: 'Quincaillerie du Port' });
+  await api.ownerSql`update shops set locale = ${locale} where id = ${owner.shop.id}`;
+  const cashier = await addStaff(api, owner, 'cashier');
+  const manager = await addStaff(api, owner, 'manager');
+  const taxed = await createProduct(api, owner.token, { name: 'Ciment', price_xaf: 5_000, vat_rate: 19.25 }, 1_000);
+  const free = await createProduct(api, owner.token, { name: 'Sable', price_xaf: 2_000, vat_rate: 0 }, 1_000);
+  return { owner, cashier, manager, taxed, free };
+}
+
+const cash = (amount: number) => [{ method: 'cash', amount_xaf: amount }];
+
+t.test('the sealing task is on the crontab, hourly, with a pinned id and a day of backfill', async (t) => {
+  t.match(CRONTAB, /^10 \* \* \* \* report__seal_z \?id=report_seal_z&fill=1d$/m);
+});
+
+t.test('today\'s Z is live: the day\'s sales, voids, refunds, payments by method, cash movements, expenses and cashiers', async (t) => {
+  const { owner, cashier, taxed, free } = await zShop();
+  await openShift(api, owner.token);
+  const a = await sell(api, owner.token, { items: [{ product_id: taxed.id, quantity: 2 }, { product_id: free.id, quantity: 1 }], payments: cash(15_000) });
+  const b = await sell(api, cashier.token, { items: [{ product_id: taxed.id, quantity: 1 }], payments: [{ method: 'carrier1_momo', amount_xaf: 5_000 }] });
+  t.equal((await voidSale(api, owner.token, b.id)).status, 200);
+  const refund = await refundSale(api, owner.token, a.id, { method: 'cash', items: [{ sale_item_id: a.items[1].id, quantity: 1 }] });
+  t.equal(refund.status, 201);
+  t.equal((await api.request('POST', '/expenses', { token: owner.token, body: { category: 'transport', amount_xaf: 1_500, payment_method: 'cash' } })).status, 201);
+  t.equal((await api.request('POST', '/shift/cash', { token: owner.token, body: { direction: 'in', amount_xaf: 10_000, reason: 'Fonds de caisse' } })).status, 201);
+
+  const reply = await z(owner.token);
+  t.equal(reply.status, 200);
+  const day = reply.body.data;
+  t.equal(day.date, await shopDay(owner.shop.id));
+  t.match(day, { sealed: false, z_no: null, first_receipt_no: a.receipt_no, last_receipt_no: b.receipt_no });
+  t.strictSame(day.sales, { count: 2, gross_xaf: 17_000, discounts_xaf: 0, total_xaf: 17_000, vat_xaf: a.vat_xaf + b.vat_xaf });
+  t.strictSame(day.voids, { count: 1, total_xaf: 5_000, vat_xaf: b.vat_xaf });
+  t.strictSame(day.refunds, { count: 1, total_xaf: 2_000, vat_xaf: 0 });
+  t.equal(day.net_total_xaf, 17_000 - 5_000 - 2_000);
+  t.strictSame(day.payments, [{ method: 'carrier1_momo', amount_xaf: 0 }, { method: 'cash', amount_xaf: 15_000 - 3_000 - 2_000 }], 'cash: paid less change less the refund; momo given back by the void');
+  t.strictSame(day.vat_per_rate, [
+    { rate: 0, base_xaf: 0, vat_xaf: 0, total_xaf: 0 },
+    { rate: 19.25, base_xaf: 10_000 - a.vat_xaf, vat_xaf: a.vat_xaf, total_xaf: 10_000 },
+  ]);
+  t.strictSame(day.cash_movements, { count: 1, in_xaf: 10_000, out_xaf: 0 });
+  t.strictSame(day.expenses, { count: 1, total_xaf: 1_500, per_method: { cash: 1_500 } });
+  t.strictSame(day.cashiers.map((c: any) => [c.user_id, c.sales_count, c.total_xaf]).sort(), [[cashier.user.id, 1, 5_000], [owner.user.id, 1, 12_000]].sort());
+  t.strictSame(day.late_sales, { count: 0, total_xaf: 0 });
+  t.equal(day.grand_total_xaf, day.net_total_xaf, 'nothing sealed before: the grand total is today\'s');
+});
+
+t.test('the Z\'s net equals what the journal credits 701 for the day, and its VAT what it credits 4431', async (t) => {
+  const { owner, taxed, free } = await zShop();
+  const sales = [];
+  for (let i = 1; i <= 4; i++) {
+    sales.push(await sell(api, owner.token, { items: [{ product_id: taxed.id, quantity: i, discount_xaf: 37 * i }, { product_id: free.id, quantity: 1 }], payments: cash(40_000) }));
+  }
+  await voidSale(api, owner.token, sales[0].id);
+  await refundSale(api, owner.token, sales[1].id, { method: 'cash', items: [{ sale_item_id: sales[1].items[0].id, quantity: 1 }] });
+  const day = (await z(owner.token)).body.data;
+  const today = await shopDay(owner.shop.id);
+  t.equal(day.net_xaf, await journalNet(owner.shop.id, '701', today), '701');
+  t.equal(day.vat_xaf, await journalNet(owner.shop.id, '4431', today), '4431');
+  t.equal(day.vat_per_rate.reduce((sum: number, r: any) => sum + r.vat_xaf, 0), day.vat_xaf, 'the rates add up to the VAT');
+});
+
+t.test('sealing stores each ended day once: z_no 1, 2... for days with activity, the grand total cumulative, an idle day sealed without a Z', async (t) => {
+  const { owner, taxed } = await zShop();
+  await sell(api, owner.token, { items: [{ product_id: taxed.id, quantity: 1 }], payments: cash(5_000) });
+  await backdate(owner.shop.id, 2);
+  await sell(api, owner.token, { items: [{ product_id: taxed.id, quantity: 3 }], payments: cash(15_000) });
+  await backdate(owner.shop.id, 1);
+  // Sales three days ago and yesterday; none two days ago; one today.
+  await sell(api, owner.token, { items: [{ product_id: taxed.id, quantity: 2 }], payments: cash(10_000) });
+  const [d3, d2, d1, d0] = [await shopDay(owner.shop.id, -3), await shopDay(owner.shop.id, -2), await shopDay(owner.shop.id, -1), await shopDay(owner.shop.id)];
+  await seal();
+  const first = (await z(owner.token, d3)).body.data;
+  t.match(first, { date: d3, sealed: true, z_no: 1, net_total_xaf: 5_000, grand_total_xaf: 5_000 });
+  t.ok(first.sealed_at, 'sealed_at');
+  const idle = (await z(owner.token, d2)).body.data;
+  t.match(idle, { sealed: true, z_no: null, net_total_xaf: 0 });
+  t.match((await z(owner.token, d1)).body.data, { sealed: true, z_no: 2, net_total_xaf: 15_000, grand_total_xaf: 20_000 });
+  t.match((await z(owner.token, d0)).body.data, { sealed: false, z_no: null, net_total_xaf: 10_000, grand_total_xaf: 30_000 }, 'today is not sealed');
+  const rows = await api.ownerSql<{ day: string; z_no: number }[]>`select day::text, z_no::int from z_reports where shop_id = ${owner.shop.id} order by day`;
+  t.strictSame([...rows], [{ day: d3, z_no: 1 }, { day: d1, z_no: 2 }]);
+});
+
+t.test('the task run again, or by two workers at once, seals each day once', async (t) => {
+  const { owner, taxed } = await zShop();
+  await sell(api, owner.token, { items: [{ product_id: taxed.id, quantity: 1 }], payments: cash(5_000) });
+  await backdate(owner.shop.id, 1);
+  await sell(api, owner.token, { items: [{ product_id: taxed.id, quantity: 1 }], payments: cash(5_000) });
+  await backdate(owner.shop.id, 1);
+  await seal(3);
+  await seal();
+  const rows = await api.ownerSql<{ z_no: number }[]>`select z_no::int from z_reports where shop_id = ${owner.shop.id} order by z_no`;
+  t.strictSame(rows.map((row) => row.z_no), [1, 2]);
+  const mails = mailbox.received.filter((mail) => mail.to.includes(owner.email));
+  t.equal(mails.length, 2, 'one mail per Z');
+});
+
+t.test('a sealed Z never changes: a void or a refund today of a sealed day\'s sale goes into today\'s Z', async (t) => {
+  const { owner, taxed } = await zShop();
+  const old = await sell(api, owner.token, { items: [{ product_id: taxed.id, quantity: 2 }], payments: cash(10_000) });
+  const other = await sell(api, owner.token, { items: [{ product_id: taxed.id, quantity: 1 }], payments: cash(5_000) });
+  await backdate(owner.shop.id, 1);
+  await seal();
+  const yesterday = await shopDay(owner.shop.id, -1);
+  const before = (await z(owner.token, yesterday)).body.data;
+  t.equal((await voidSale(api, owner.token, old.id)).status, 200);
+  t.equal((await refundSale(api, owner.token, other.id, { method: 'cash', items: [{ sale_item_id: other.items[0].id, quantity: 1 }] })).status, 201);
+  t.strictSame((await z(owner.token, yesterday)).body.data, before, 'the sealed Z is as it was');
+  const today = (await z(owner.token)).body.data;
+  t.match(today, { sales: { count: 0 }, voids: { count: 1, total_xaf: 10_000 }, refunds: { count: 1, total_xaf: 5_000 }, net_total_xaf: -15_000 });
+  t.equal(today.grand_total_xaf, before.grand_total_xaf - 15_000);
+});
+
+t.test('a sale pushed by an offline till for a sealed day is reported in the next Z as a late sale; for a day not sealed, in its own', async (t) => {
+  const { owner, taxed } = await zShop();
+  const device = await pairDevice(api, owner.token);
+  await sell(api, owner.token, { items: [{ product_id: taxed.id, quantity: 1 }], payments: cash(5_000) });
+  await backdate(owner.shop.id, 2);
+  await seal();
+  const [d2, d1] = [await shopDay(owner.shop.id, -2), await shopDay(owner.shop.id, -1)];
+  const sealedBefore = (await z(owner.token, d2)).body.data;
+  // Yesterday is sealed too (without a Z: nothing happened); a sale made then and pushed now is late.
+  const hoursAgo = (hours: number) => new Date(Date.now() - hours * 3_600_000).toISOString();
+  const [made] = await api.ownerSql<{ day: string }[]>`
+    select ((${hoursAgo(30)}::timestamptz at time zone timezone)::date)::text as day from shops where id = ${owner.shop.id}`;
+  const madeOn = made!.day;
+  const late = offlineSale(randomUUID(), taxed.id, 2, { created_at: hoursAgo(30), payments: cash(10_000) });
+  const pushed = await push(api, { device: device.token }, { sales: [late] });
+  t.equal(pushed.status, 200, JSON.stringify(pushed.body));
+  t.ok([d2, d1].includes(madeOn), 'made on a sealed day');
+  t.strictSame((await z(owner.token, madeOn)).body.data.sales.count, madeOn === d2 ? 1 : 0, 'its own day\'s Z does not change');
+  t.strictSame((await z(owner.token, d2)).body.data, sealedBefore);
+  const today = (await z(owner.token)).body.data;
+  t.match(today, { sales: { count: 1, total_xaf: 10_000 }, late_sales: { count: 1, total_xaf: 10_000 } });
+  await seal();
+  t.match((await z(owner.token)).body.data, { sealed: false }, 'today is still open');
+  // A sale of today pushed today is not late.
+  const onTime = offlineSale(randomUUID(), taxed.id, 1, { payments: cash(5_000) });
+  t.equal((await push(api, { device: device.token }, { sales: [onTime] })).status, 200);
+  t.match((await z(owner.token)).body.data, { sales: { count: 2 }, late_sales: { count: 1 } });
+});
+
+t.test('days are the shop\'s: a sale at 23:30 local is in that day\'s Z, one at 00:30 in the next', async (t) => {
+  const { owner, taxed } = await zShop();
+  await api.ownerSql`update shops set timezone = 'Pacific/Kiritimati' where id = ${owner.shop.id}`;
+  const late = await sell(api, owner.token, { items: [{ product_id: taxed.id, quantity: 1 }], payments: cash(5_000) });
+  const early = await sell(api, owner.token, { items: [{ product_id: taxed.id, quantity: 2 }], payments: cash(10_000) });
+  const [d2, d1] = [await shopDay(owner.shop.id, -2), await shopDay(owner.shop.id, -1)];
+  // Put them at 23:30 two days ago and 00:30 yesterday, local time (UTC+14).
+  for (const [id, at] of [[late.id, `${d2} 23:30`], [early.id, `${d1} 00:30`]] as const) {
+    await api.ownerSql`update sales set created_at = (${at}::timestamp at time zone 'Pacific/Kiritimati') where id = ${id}`;
+    await api.ownerSql`update sale_payments set created_at = (${at}::timestamp at time zone 'Pacific/Kiritimati') where sale_id = ${id}`;
+  }
+  t.match((await z(owner.token, d2)).body.data, { sales: { count: 1, total_xaf: 5_000 } });
+  t.match((await z(owner.token, d1)).body.data, { sales: { count: 1, total_xaf: 10_000 } });
+});
+
+t.test('the sealed Z is mailed to the owners, in the shop\'s language; managers and cashiers get none', async (t) => {
+  const { owner, manager, cashier, taxed } = await zShop('en');
+  await sell(api, owner.token, { items: [{ product_id: taxed.id, quantity: 1 }], payments: cash(5_000) });
+  await backdate(owner.shop.id, 1);
+  await seal();
+  const mail = await mailbox.next(owner.email);
+  t.match(mail.subject, /Z no\. 1 of \d{4}-\d{2}-\d{2}/);
+  t.match(mail.text, /Sales: 1, 5,000 FCFA/);
+  t.match(mail.text, /Cash: 5,000 FCFA/);
+  t.strictSame(mailbox.received.filter((m) => m.to.includes(manager.email) || m.to.includes(cashier.email)), []);
+});
+
+t.test('GET /reports/z: manager or owner, even with the subscription ended; a day is a real date not after today', async (t) => {
+  const { owner, cashier, manager } = await zShop();
+  t.equal((await z(manager.token)).status, 200);
+  expectError(t, await z(cashier.token), 403, FORBIDDEN);
+  expectInvalid(t, await z(owner.token, await shopDay(owner.shop.id, 1)), 'date', 'tomorrow');
+  for (const bad of ['2026-02-30', '26-01-01', 'hier', '0000-01-01']) expectInvalid(t, await z(owner.token, bad), 'date', bad);
+  t.match((await z(owner.token, '2001-01-01')).body.data, { sales: { count: 0 }, net_total_xaf: 0 }, 'a day before the shop: nothing');
+  await expireSubscription(api, owner.shop.id);
+  t.equal((await z(owner.token)).status, 200);
+});
+
+t.test('a shop\'s Z shows only its own records', async (t) => {
+  const one = await zShop();
+  const other: ShopFixture = await registerShop(api);
+  await sell(api, one.owner.token, { items: [{ product_id: one.taxed.id, quantity: 1 }], payments: cash(5_000) });
+  t.match((await z(other.token)).body.data, { sales: { count: 0 }, net_total_xaf: 0, cashiers: [] });
+});
+
+t.test('the report facts stored when a day is sealed are the ones computed live for that day, net of its voids and refunds', async (t) => {
+  const { owner, cashier, taxed, free } = await zShop();
+  const a = await sell(api, owner.token, { items: [{ product_id: taxed.id, quantity: 3 }, { product_id: free.id, quantity: 2 }], payments: cash(20_000) });
+  const b = await sell(api, cashier.token, { items: [{ product_id: taxed.id, quantity: 1 }], payments: [{ method: 'card', amount_xaf: 5_000 }] });
+  await sell(api, cashier.token, { items: [{ name: 'Livraison', unit_price_xaf: 1_000, quantity: 1 }], payments: cash(1_000) });
+  await voidSale(api, owner.token, b.id);
+  await refundSale(api, owner.token, a.id, { method: 'cash', items: [{ sale_item_id: a.items[0].id, quantity: 1 }] });
+  await backdate(owner.shop.id, 1);
+  const day = await shopDay(owner.shop.id, -1);
+  const live = async () =>
+    api.ownerSql.begin(async (sql) => {
+      await sql`select set_config('app.shop_id', ${owner.shop.id}, true)`;
+      return [...(await sql`select kind, key, count::int, quantity::float8, total_xaf::int, vat_xaf::int, cost_xaf::int from report_day_facts(${day}::date) order by kind, key`)];
+    });
+  const before = await live();
+  await seal();
+  const stored = [...(await api.ownerSql`
+    select kind, key, count::int, quantity::float8, total_xaf::int, vat_xaf::int, cost_xaf::int from report_facts
+     where shop_id = ${owner.shop.id} and day = ${day}::date order by kind, key`)];
+  t.strictSame(stored, before);
+  t.strictSame(await live(), before, 'and they do not move once sealed');
+  const product = (key: string) => stored.find((row) => row.kind === 'product' && row.key === key);
+  t.match(product(taxed.id), { quantity: 3 - 1, total_xaf: 10_000 }, 'Ciment: 3 sold, 1 voided with its sale, 1 refunded');
+  t.match(product(''), { quantity: 1, total_xaf: 1_000 }, 'the line without a product');
+  const methods = Object.fromEntries(stored.filter((row) => row.kind === 'method').map((row) => [row.key, row.total_xaf]));
+  t.strictSame(methods, { card: 0, cash: 20_000 - 1_000 - 5_000 + 1_000 }, 'as the Z\'s payments');
+});
+
+t.test('an expense or a cash movement recorded for a sealed day is reported in the next Z; that day\'s Z does not change', async (t) => {
+  const { owner } = await zShop();
+  await openShift(api, owner.token);
+  await api.request('POST', '/expenses', { token: owner.token, body: { category: 'rent', amount_xaf: 50_000, payment_method: 'bank' } });
+  await backdate(owner.shop.id, 2);
+  await seal();
+  const [d2, d1] = [await shopDay(owner.shop.id, -2), await shopDay(owner.shop.id, -1)];
+  const sealed = (await z(owner.token, d2)).body.data;
+  t.match(sealed, { sealed: true, z_no: 1, expenses: { count: 1, total_xaf: 50_000 } });
+  // Recorded today for days already sealed: a backdated expense, and a till's cash movement of yesterday.
+  const expense = await api.request('POST', '/expenses', { token: owner.token, body: { category: 'transport', amount_xaf: 2_000, payment_method: 'cash', spent_at: d2 } });
+  t.equal(expense.status, 201, JSON.stringify(expense.body));
+  const device = await pairDevice(api, owner.token);
+  const yesterday = new Date(Date.now() - 26 * 3_600_000).toISOString();
+  const pushed = await push(api, { device: device.token }, { cash_movements: [{ id: randomUUID(), direction: 'out', amount_xaf: 3_000, reason: 'Banque', created_at: yesterday, user_id: owner.user.id }] });
+  t.equal(pushed.status, 200, JSON.stringify(pushed.body));
+  t.match(pushed.body.data, { results: [{ status: 'applied' }] }, JSON.stringify(pushed.body));
+  t.strictSame((await z(owner.token, d2)).body.data, sealed, 'the sealed Z is as it was');
+  t.match((await z(owner.token, d1)).body.data, { expenses: { count: 0 }, cash_movements: { count: 0 } }, 'nor is the idle sealed day');
+  t.match((await z(owner.token)).body.data, { expenses: { count: 1, total_xaf: 2_000 }, cash_movements: { count: 1, out_xaf: 3_000 } }, 'both in today\'s Z');
+});

@@ -1,0 +1,93 @@
+import { createHash } from 'node:crypto';
+import type { Task } from 'graphile-worker';
+import { z } from 'zod';
+import type { WorkerContext } from '../context.ts';
+import { escapeHtml } from '../mailer.ts';
+
+const Payload = z.object({ shop_id: z.uuid(), day: z.iso.date() });
+
+interface ZFigures {
+  z_no: number;
+  date: string;
+  sales: { count: number; total_xaf: number };
+  late_sales: { count: number; total_xaf: number };
+  voids: { count: number; total_xaf: number };
+  refunds: { count: number; total_xaf: number };
+  net_total_xaf: number;
+  vat_xaf: number;
+  grand_total_xaf: number;
+  payments: { method: string; amount_xaf: number }[];
+  expenses: { count: number; total_xaf: number };
+}
+
+const METHODS: Record<'fr' | 'en', Record<string, string>> = {
+  fr: { cash: 'Espèces', carrier1_momo: 'Mobile money 1', carrier2_money: 'Mobile money 2', card: 'Carte', bank: 'Banque', credit: 'Crédit client' },
+  en: { cash: 'Cash', carrier1_momo: 'Mobile money 1', carrier2_money: 'Mobile money 2', card: 'Card', bank: 'Bank', credit: 'Customer credit' },
+};
+
+const TEXT = {
+  fr: {
+    subject: (shop: string, z: ZFigures) => `${shop} : Z n° ${z.z_no} du ${z.date}`,
+    lines: (z: ZFigures, xaf: (n: number) => string) => [
+      `Ventes : ${z.sales.count}, ${xaf(z.sales.total_xaf)}`,
+      ...(z.late_sales.count ? [`dont ventes tardives (jours déjà clos) : ${z.late_sales.count}, ${xaf(z.late_sales.total_xaf)}`] : []),
+      `Annulations : ${z.voids.count}, ${xaf(z.voids.total_xaf)}`,
+      `Remboursements : ${z.refunds.count}, ${xaf(z.refunds.total_xaf)}`,
+      `Total net TTC : ${xaf(z.net_total_xaf)} (TVA ${xaf(z.vat_xaf)})`,
+      `Dépenses : ${z.expenses.count}, ${xaf(z.expenses.total_xaf)}`,
+      `Grand total cumulé : ${xaf(z.grand_total_xaf)}`,
+    ],
+    payments: 'Encaissements',
+    outro: 'Le Z complet : GET /reports/z dans votre application.',
+  },
+  en: {
+    subject: (shop: string, z: ZFigures) => `${shop}: Z no. ${z.z_no} of ${z.date}`,
+    lines: (z: ZFigures, xaf: (n: number) => string) => [
+      `Sales: ${z.sales.count}, ${xaf(z.sales.total_xaf)}`,
+      ...(z.late_sales.count ? [`of which late sales (days already closed): ${z.late_sales.count}, ${xaf(z.late_sales.total_xaf)}`] : []),
+      `Voids: ${z.voids.count}, ${xaf(z.voids.total_xaf)}`,
+      `Refunds: ${z.refunds.count}, ${xaf(z.refunds.total_xaf)}`,
+      `Net total incl. VAT: ${xaf(z.net_total_xaf)} (VAT ${xaf(z.vat_xaf)})`,
+      `Expenses: ${z.expenses.count}, ${xaf(z.expenses.total_xaf)}`,
+      `Cumulative grand total: ${xaf(z.grand_total_xaf)}`,
+    ],
+    payments: 'Takings',
+    outro: 'The whole Z: GET /reports/z in your application.',
+  },
+} as const;
+
+/**
+ * The sealed Z of one shop's day (queued by its sealing, report__seal_z), mailed to the shop's owners
+ * in the shop's language. It reads the stored Z, which never changes. Safe to run twice: each
+ * owner's mail is sent once (sendOnce, keyed by shop, day and recipient).
+ */
+export function reportEmailZ(ctx: WorkerContext): Task {
+  return async (rawPayload, helpers) => {
+    const { shop_id, day } = Payload.parse(rawPayload);
+    const { rows } = await helpers.query<{ name: string; locale: 'fr' | 'en'; report: ZFigures }>(
+      `select s.name, s.locale, z.report from z_reports z join shops s on s.id = z.shop_id where z.shop_id = $1 and z.day = $2::date`,
+      [shop_id, day],
+    );
+    const found = rows[0];
+    if (!found) return;
+    const locale = found.locale === 'en' ? 'en' : 'fr';
+    const t = TEXT[locale];
+    const number = new Intl.NumberFormat(locale === 'fr' ? 'fr-FR' : 'en-GB', { maximumFractionDigits: 0 });
+    const xaf = (amount: number) => `${number.format(amount).replace(/\u202f|\u00a0/g, ' ')} FCFA`;
+    const z = found.report;
+    const colon = locale === 'fr' ? ' :' : ':';
+    const paymentLines = z.payments.map((payment) => `- ${METHODS[locale][payment.method] ?? payment.method}${colon} ${xaf(payment.amount_xaf)}`);
+    const lines = [...t.lines(z, xaf), '', `${t.payments}${colon}`, ...paymentLines];
+    const text = [t.subject(found.name, z), '', ...lines, '', t.outro, ''].join('\n');
+    const html = [`<h2>${escapeHtml(t.subject(found.name, z))}</h2>`, ...lines.map((line) => (line ? `<p>${escapeHtml(line)}</p>` : '')), `<p>${escapeHtml(t.outro)}</p>`].join('\n');
+    const { rows: owners } = await helpers.query<{ email: string }>(
+      `select email from users where shop_id = $1 and role = 'owner' and deleted_at is null order by created_at`,
+      [shop_id],
+    );
+    for (const { email } of owners) {
+      const recipient = createHash('sha256').update(email).digest('hex').slice(0, 12);
+      await ctx.mailer.send({ to: email, subject: t.subject(found.name, z), text, html, key: `z-report.${shop_id}.${day}.${recipient}` });
+    }
+    ctx.log.info({ task: 'report__email_z', shop_id, day, recipients: owners.length }, 'Z report mailed');
+  };
+}
