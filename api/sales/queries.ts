@@ -52,7 +52,14 @@ export async function recordSaleAlone(
     const submitted = connection<{ result: { id: string; replayed: boolean } }[]>`
       select sale_submit(${scope.shopId}, ${scope.userId}, ${connection.json(salePayload(sale))}) as result`.execute();
     const read = connection<{ sale: SaleRecord | null }[]>`select sale_read(${scope.shopId}, ${scope.userId}, ${sale.id}) as sale`;
-    const [[row], [answer]] = await Promise.all([submitted, read]);
+    // Both settle before the connection goes back: a query still on its way (the read waits for the
+    // sale's answer, or for its own description on a connection new to it) must never meet the next
+    // borrower's statements on the wire, which would take each other's answers.
+    const [submittedOutcome, readOutcome] = await Promise.allSettled([submitted, read]);
+    if (submittedOutcome.status === 'rejected') throw submittedOutcome.reason;
+    if (readOutcome.status === 'rejected') throw readOutcome.reason;
+    const [row] = submittedOutcome.value;
+    const [answer] = readOutcome.value;
     return { sale: answer!.sale, replayed: row!.result.replayed };
   } finally {
     connection.release();
