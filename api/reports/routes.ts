@@ -5,6 +5,9 @@ import { newRouter } from '../router.ts';
 import { bearer, jsonResponse, many, pickErrors } from '../schemas.ts';
 import { listPriceOverrides, toPriceOverrideLine } from './queries.ts';
 import { PriceOverrideLine, PriceOverrideQuery } from './schemas.ts';
+import { lossesRoutes } from './losses.ts';
+import { periodReportRoutes } from './period.ts';
+import { vatRoutes } from './vat.ts';
 import { zReportRoutes } from './z.ts';
 
 /** Reports need a manager or the owner (CONTRACT sections 3 and 9); they read, so an ended subscription does not stop them. */
@@ -34,7 +37,7 @@ const priceOverrides = createRoute({
   responses: { 200: jsonResponse('The lines, newest sale first.', many(PriceOverrideLine)), ...pickErrors(401, 403, 422) },
 });
 
-/** The reports: each in its own file of this folder (z.ts...), mounted here. */
+/** The reports: each in its own file of this folder (z.ts, period.ts, losses.ts, vat.ts), mounted here. */
 export const reportRoutes = newRouter()
   .openapi(priceOverrides, async (c) => {
     const { limit, cursor, from, to } = c.req.valid('query');
@@ -42,4 +45,7 @@ export const reportRoutes = newRouter()
     const { rows, nextCursor } = page(await listPriceOverrides(c.var.tx, { from, to }, limit, after), limit, (row) => [row.cursor_at, row.sale_id, row.line_no]);
     return c.json({ data: rows.map(toPriceOverrideLine), meta: { next_cursor: nextCursor } }, 200);
   })
-  .route('/', zReportRoutes);
+  .route('/', zReportRoutes)
+  .route('/', periodReportRoutes)
+  .route('/', lossesRoutes)
+  .route('/', vatRoutes);

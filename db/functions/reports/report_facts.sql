@@ -1,10 +1,13 @@
 -- The report facts of business day p_day of the caller's shop, live (the rows report_facts stores for
 -- a sealed day): the sales reported in the day (as the Z: made that day, plus the late ones), less
 -- the voids and refunds made that day.
--- product and category: count of lines, quantity, total_xaf (VAT included), vat_xaf and cost_xaf (at
--- the cost recorded with each line, for tracked products: what the journal moves through 6031), net
+-- product and category: count of lines, quantity, total_xaf (VAT included), vat_xaf and cost_xaf (what
+-- each line moved through 6031, stock_cost_xaf: tracked goods at the cost recorded with the line), net
 -- of voids and refunds. cashier: the day's sales per cashier (count, total). method: money per
 -- payment method, as the Z's payments. hour: the day's sales per local hour (count, total).
+-- account: what the journal posted that day to 4431 and 4452 (total_xaf: credit minus debit).
+-- deductible: the day's VAT deductible per purchase VAT rate (total_xaf: purchases less returns, cost
+-- excluding VAT; vat_xaf: 4452 debit minus credit).
 create or replace function report_day_facts(p_day date)
   returns table (kind text, key text, count bigint, quantity numeric, total_xaf bigint, vat_xaf bigint, cost_xaf bigint)
   language plpgsql stable
@@ -19,20 +22,24 @@ begin
   return query
   with lines as (
     -- The day's sale lines, the lines of the sales voided this day (negative), the refunded parts (negative).
-    select i.product_id, 1 as n, i.quantity, i.total_xaf, i.vat_xaf, round(i.quantity * i.cost_xaf)::bigint as cost
+    select i.product_id, 1 as n, i.quantity, i.total_xaf, i.vat_xaf, i.stock_cost_xaf as cost
       from z_day_sales(p_day, lo, hi) d join sale_items i on i.sale_id = d.id
     union all
-    select i.product_id, -1, -i.quantity, -i.total_xaf, -i.vat_xaf, -round(i.quantity * i.cost_xaf)::bigint
+    select i.product_id, -1, -i.quantity, -i.total_xaf, -i.vat_xaf, -i.stock_cost_xaf
       from sales v join sale_items i on i.sale_id = v.id
      where v.shop_id = app_shop_id() and v.voided_at >= lo and v.voided_at < hi
     union all
-    select i.product_id, 0, -ri.quantity, -ri.total_xaf, -ri.vat_xaf, -ri.cost_xaf
+    select i.product_id, 0, -ri.quantity, -ri.total_xaf, -ri.vat_xaf, -ri.stock_cost_xaf
       from refunds r join refund_items ri on ri.refund_id = r.id join sale_items i on i.id = ri.sale_item_id
      where r.shop_id = app_shop_id() and r.created_at >= lo and r.created_at < hi
   ), priced as (
-    select l.product_id, p.category_id, l.n, l.quantity, l.total_xaf, l.vat_xaf,
-           case when coalesce(p.tracked, false) then l.cost else 0 end as cost
+    select l.product_id, p.category_id, l.n, l.quantity, l.total_xaf, l.vat_xaf, l.cost
       from lines l left join products p on p.id = l.product_id
+  ), posted as (
+    -- The day's journal lines on the VAT accounts, with the purchase rate of the deductible ones.
+    select jl.account, jl.credit_xaf - jl.debit_xaf as net, e.source_type, e.source_id
+      from journal_entries e join journal_lines jl on jl.entry_id = e.id
+     where e.shop_id = app_shop_id() and e.posted_at >= lo and e.posted_at < hi and jl.account in ('4431', '4452')
   )
   select 'product', coalesce(x.product_id::text, ''), sum(x.n)::bigint, sum(x.quantity), sum(x.total_xaf)::bigint, sum(x.vat_xaf)::bigint, sum(x.cost)::bigint
     from priced x group by x.product_id
@@ -53,7 +60,18 @@ begin
           union all
           select p.method, p.amount_xaf from sale_payments p
            where p.shop_id = app_shop_id() and p.kind in ('refund', 'void') and p.created_at >= lo and p.created_at < hi) m
-   group by m.method;
+   group by m.method
+  union all
+  select 'account', x.account, count(*)::bigint, 0::numeric, sum(x.net)::bigint, 0::bigint, 0::bigint
+    from posted x group by x.account
+  union all
+  select 'deductible', trim_scale(pu.vat_rate)::text, count(*)::bigint, 0::numeric,
+         sum(case when x.net < 0 then pu.subtotal_xaf else -pr.subtotal_xaf end)::bigint, sum(-x.net)::bigint, 0::bigint
+    from posted x
+    left join purchase_returns pr on x.source_type = 'purchase_return' and pr.id = x.source_id
+    join purchases pu on pu.id = case when x.source_type = 'purchase' then x.source_id else pr.purchase_id end
+   where x.account = '4452' and x.source_type in ('purchase', 'purchase_return')
+   group by pu.vat_rate;
 end $$;
 
 -- The caller's shop's business days from p_from to p_to that are not sealed yet: computed live.

@@ -2,8 +2,9 @@
 -- the worker, as the owner role): the shop's seal row is locked first (a second worker waits, then
 -- finds the day sealed; a record pushed for that day meanwhile waits too, z_reported_on), the day's Z
 -- is computed (z_report) and, when the day saw any activity, stored as an immutable z_reports row with
--- the shop's next z_no and the cumulative grand total, with the day's report_facts (the period reports'
--- roll-ups), and its e-mail to the owners queued in the same transaction. A day without activity is sealed without a Z. Returns the day sealed, or null
+-- the shop's next z_no and the cumulative grand total, and its e-mail to the owners queued in the same
+-- transaction; the day's report_facts (the period reports' roll-ups) are stored whenever there are
+-- any (a day of purchases only has no Z, but has deductible VAT). Returns the day sealed, or null
 -- when none is due: the caller calls again until null, one transaction per day.
 create or replace function z_seal_next(p_shop uuid) returns date
   language plpgsql volatile
@@ -34,10 +35,11 @@ begin
     report := report || jsonb_build_object('sealed', true, 'z_no', number, 'sealed_at', iso_time(now()));
     insert into z_reports (shop_id, day, z_no, report, net_total_xaf, grand_total_xaf)
     values (p_shop, next_day, number, report, (report ->> 'net_total_xaf')::bigint, (report ->> 'grand_total_xaf')::bigint);
-    insert into report_facts (shop_id, day, kind, key, count, quantity, total_xaf, vat_xaf, cost_xaf)
-    select p_shop, next_day, f.kind, f.key, f.count, f.quantity, f.total_xaf, f.vat_xaf, f.cost_xaf from report_day_facts(next_day) f;
     perform enqueue_job('report__email_z', jsonb_build_object('shop_id', p_shop, 'day', next_day), 'z_mail:' || p_shop || ':' || next_day);
   end if;
+  -- The day's facts, whether or not it has a Z: a day of purchases only still has deductible VAT.
+  insert into report_facts (shop_id, day, kind, key, count, quantity, total_xaf, vat_xaf, cost_xaf)
+  select p_shop, next_day, f.kind, f.key, f.count, f.quantity, f.total_xaf, f.vat_xaf, f.cost_xaf from report_day_facts(next_day) f;
   update z_seals set sealed_through = next_day where shop_id = p_shop;
   return next_day;
 end $$;

@@ -210,12 +210,13 @@ begin
   -- counts the lines of the same item before it), one update of the variants, one of the products.
   insert into sale_items (sale_id, line_no, product_id, variant_id, name, quantity, unit_price_xaf, discount_xaf, promotion_id,
                           promotion_discount_xaf, points_discount_xaf, vat_rate, vat_xaf, total_xaf, cost_xaf,
-                          catalogue_price_xaf, catalogue_vat_rate)
+                          stock_cost_xaf, catalogue_price_xaf, catalogue_vat_rate)
   select the_sale, l.line_no, (l.v ->> 'product_id')::uuid, (l.v ->> 'variant_id')::uuid, l.v ->> 'name',
          (l.v ->> 'quantity')::numeric, (l.v ->> 'unit_price_xaf')::bigint, (l.v ->> 'discount_xaf')::bigint,
          (l.v ->> 'promotion_id')::uuid, (l.v ->> 'promotion_discount_xaf')::bigint,
          (l.v ->> 'points_discount_xaf')::bigint, (l.v ->> 'vat_rate')::numeric, (l.v ->> 'vat_xaf')::bigint,
          (l.v ->> 'total_xaf')::bigint, (l.v ->> 'cost_xaf')::bigint,
+         case when (l.v ->> 'tracked')::boolean then round((l.v ->> 'quantity')::numeric * (l.v ->> 'cost_xaf')::bigint)::bigint else 0 end,
          (l.v ->> 'catalogue_price_xaf')::bigint, (l.v ->> 'catalogue_vat_rate')::numeric
     from jsonb_array_elements(lines) with ordinality as l (v, line_no)
    order by l.line_no;
@@ -292,7 +293,8 @@ begin
   journal := journal || jsonb_build_array(jsonb_build_object('account', '701', 'credit_xaf', total - vat_total),
                                           jsonb_build_object('account', '4431', 'credit_xaf', vat_total))
                      || journal_stock_change_lines(-cost_value);
-  perform journal_post('sale', the_sale, 'Sale', journal);
+  -- Dated as the Z reports the sale: when it happened, or now for a late one (reported_on).
+  perform journal_post_at(case when reported is null then occurred_at else now() end, 'sale', the_sale, 'Sale', journal);
 
   if customer.email is not null then
     perform enqueue_job('sale__email_receipt',

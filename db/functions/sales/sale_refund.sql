@@ -20,6 +20,7 @@ declare
   already_cost bigint;
   part_cost bigint;
   cost_value bigint := 0;
+  restocked boolean;
   -- Apart from the entry's jsonb_build_object, inside which PostgreSQL would not inline it.
   refund_account constant text := settlement_account(p_method);
   open_shift uuid;
@@ -60,13 +61,15 @@ begin
       part_vat := round(item.vat_xaf * request.quantity / item.quantity)::bigint;
       part_cost := round(request.quantity * item.cost_xaf)::bigint;
     end if;
-    insert into refund_items (refund_id, sale_item_id, quantity, total_xaf, vat_xaf, cost_xaf)
-    values (refund_id, item.id, request.quantity, part_total, part_vat, part_cost);
+    -- Back to stock (and its cost out of 6031) when the item still keeps stock.
+    restocked := exists (select 1 from products p where p.id = item.product_id and p.deleted_at is null and p.tracked)
+       and (item.variant_id is null or exists (select 1 from variants v where v.id = item.variant_id and v.deleted_at is null));
+    insert into refund_items (refund_id, sale_item_id, quantity, total_xaf, vat_xaf, cost_xaf, stock_cost_xaf)
+    values (refund_id, item.id, request.quantity, part_total, part_vat, part_cost, case when restocked then part_cost else 0 end);
     update sale_items set refunded_quantity = refunded_quantity + request.quantity where id = item.id;
     refunded_total := refunded_total + part_total;
     refunded_vat := refunded_vat + part_vat;
-    if exists (select 1 from products p where p.id = item.product_id and p.deleted_at is null and p.tracked)
-       and (item.variant_id is null or exists (select 1 from variants v where v.id = item.variant_id and v.deleted_at is null)) then
+    if restocked then
       perform stock_move(item.product_id, item.variant_id, 'refund', request.quantity, p_reason, 'sale', p_sale_id);
       cost_value := cost_value + part_cost;
     end if;
