@@ -6,21 +6,19 @@
  */
 import { createRoute, z } from '@hono/zod-openapi';
 import { newRouter } from '../router.ts';
-import { bearer, IsoDate, jsonResponse, one, pickErrors } from '../schemas.ts';
+import { bearer, IsoDate, jsonResponse, one, pickErrors, Text } from '../schemas.ts';
 import { MAX_PERIOD_DAYS, readers, tags } from './period.ts';
 
 const Xaf = z.number().int();
 
-const MONTH = /^(\d{4})-(0[1-9]|1[0-2])$/;
+/** YYYY-MM, year 0001 to 9999. */
+const MONTH = /^(000[1-9]|00[1-9]\d|0[1-9]\d{2}|[1-9]\d{3})-(0[1-9]|1[0-2])$/;
 
 const VatQuery = z
   .object({
-    month: z
-      .string()
-      .regex(MONTH, 'Must be a month, YYYY-MM.')
-      .refine((month) => month >= '0001-01', 'Must be a month, YYYY-MM.')
+    month: Text.regex(MONTH, 'Must be a month, YYYY-MM.')
       .optional()
-      .openapi({ param: { name: 'month', in: 'query' }, description: 'The month declared (`YYYY-MM`). Default: the previous month, the one to file.', example: '2026-10' }),
+      .openapi({ pattern: MONTH.source, param: { name: 'month', in: 'query' }, description: 'The month declared (`YYYY-MM`). Default: the previous month, the one to file.', example: '2026-10' }),
     from: IsoDate.optional().openapi({ param: { name: 'from', in: 'query' }, description: 'Instead of `month`: first day (with `to`).' }),
     to: IsoDate.optional().openapi({ param: { name: 'to', in: 'query' }, description: 'Instead of `month`: last day, included (with `from`).' }),
   })

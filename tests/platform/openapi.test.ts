@@ -185,7 +185,7 @@ t.test('the interactive reference is served without any external request', async
 /** Formats whose own pattern (stated beside them) admits ASCII only. */
 const ASCII_FORMATS = new Set(['uuid', 'email', 'date', 'date-time']);
 /** Other patterns of inputs, each admitting digits and separators only. */
-const ASCII_PATTERNS = new Set(['^([01]\\d|2[0-3]):[0-5]\\d$']);
+const ASCII_PATTERNS = new Set(['^([01]\\d|2[0-3]):[0-5]\\d$', '^(000[1-9]|00[1-9]\\d|0[1-9]\\d{2}|[1-9]\\d{3})-(0[1-9]|1[0-2])$']);
 
 t.test('every text input of every operation goes through the shared text schema, which refuses NUL and lone surrogates', async (t) => {
   const storable = new RegExp(TEXT_PATTERNS.storable, 'u');
@@ -226,6 +226,9 @@ const CROSS_FIELD_RULES = new Set([
   'Values must be unique within an option.',
   'Must equal counted_cash_xaf: both are the cash counted.',
   'Must be at most 72 bytes.',
+  'Required with from.',
+  'Required with to.',
+  'Give month, or from and to, not both.',
 ]);
 
 /** The zod schemas the server validates each part of a request with, from the same routes that produce the document. */
