@@ -83,9 +83,9 @@ async function seed(owner: postgres.Sql, shopId: string, ownerId: string, cashie
           from seed_sales`;
       await sql`
         insert into sale_items (id, shop_id, sale_id, line_no, product_id, name, quantity, unit_price_xaf, vat_rate, vat_xaf, total_xaf, cost_xaf,
-                                refunded_quantity)
+                                stock_cost_xaf, refunded_quantity)
         select md5('item' || i || '.' || k)::uuid, ${shopId}::uuid, sale_id, k, product_id, 'Article', quantity, price, rate,
-               vat_included(round(quantity * price)::bigint, rate), round(quantity * price)::bigint, cost,
+               vat_included(round(quantity * price)::bigint, rate), round(quantity * price)::bigint, cost, round(quantity * cost)::bigint,
                case when i % 100 = 13 and k = 1 then 1 else 0 end
           from seed_lines`;
       await sql`
@@ -100,8 +100,8 @@ async function seed(owner: postgres.Sql, shopId: string, ownerId: string, cashie
                round(vat_included(round(l.quantity * l.price)::bigint, l.rate) / l.quantity)::bigint, s.at + interval '1 hour'
           from seed_sales s join seed_lines l on l.i = s.i and l.k = 1 where s.i % 100 = 13`;
       await sql`
-        insert into refund_items (shop_id, refund_id, sale_item_id, quantity, total_xaf, vat_xaf, cost_xaf)
-        select ${shopId}::uuid, r.id, md5('item' || s.i || '.1')::uuid, 1, r.total_xaf, r.vat_xaf, l.cost
+        insert into refund_items (shop_id, refund_id, sale_item_id, quantity, total_xaf, vat_xaf, cost_xaf, stock_cost_xaf)
+        select ${shopId}::uuid, r.id, md5('item' || s.i || '.1')::uuid, 1, r.total_xaf, r.vat_xaf, l.cost, l.cost
           from seed_sales s join refunds r on r.id = md5('refund' || s.i)::uuid join seed_lines l on l.i = s.i and l.k = 1`;
       await sql`
         insert into sale_payments (shop_id, sale_id, kind, method, amount_xaf, created_at)
@@ -235,6 +235,7 @@ await bench.run(async () => {
     ['margin, 30 days', `/reports/margin?from=${d.month_from}&to=${d.today}`, 100],
     ['analytics, 30 days', `/reports/analytics?from=${d.month_from}&to=${d.today}`, 100],
     ['vat-declaration, last month', `/reports/vat-declaration?month=${d.month}`, 100],
+    ['losses, 30 days', `/reports/losses?from=${d.month_from}&to=${d.today}`, 100],
   ];
   say('');
   say('Latency of sequential requests to the running app (p50 / p99), target p99 < 300 ms');
@@ -254,6 +255,11 @@ await bench.run(async () => {
     ['Z of today', `select z_report_for('${d.today}')`],
     ['facts of 365 days', `select count(*) from report_facts_between('${d.year_from}', '${d.today}', array['product', 'category', 'cashier', 'method', 'hour'])`],
     ['Z of 365 days', `select count(*) from z_reports_between('${d.year_from}', '${d.today}')`],
+    ['sales summary, 365 days', `select length(report_sales_summary('${d.year_from}', '${d.today}', '${d.today}')::text)`],
+    ['margin, 30 days', `select length(report_margin('${d.month_from}', '${d.today}', '${d.today}')::text)`],
+    ['analytics, 30 days', `select length(report_analytics('${d.month_from}', '${d.today}', '${d.today}')::text)`],
+    ['losses, 30 days', `select length(report_losses('${d.month_from}', '${d.today}', '${d.today}')::text)`],
+    ['VAT declaration, last month', `select length(report_vat_declaration('${d.month}-01', ('${d.month}-01'::date + interval '1 month')::date - 1, '${d.today}')::text)`],
   ];
   const fullScans: string[] = [];
   for (const [what, query] of planned) {

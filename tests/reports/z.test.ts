@@ -145,6 +145,8 @@ t.test('sealing stores each ended day once: z_no 1, 2... for days with activity,
 });
 
 t.test('the task run again, or by two workers at once, seals each day once', async (t) => {
+  // A second graphile-worker beside the file's: the three jobs race across both.
+  await startMailWorker(t, api, mailbox);
   const { owner, taxed } = await zShop();
   await sell(api, owner.token, { items: [{ product_id: taxed.id, quantity: 1 }], payments: cash(5_000) });
   await backdate(owner.shop.id, 1);

@@ -63,6 +63,8 @@ create or replace function round_div(a numeric, b numeric) returns bigint
 -- their Zs' (the stored one of a sealed day, live otherwise), so the summary equals the Zs.
 create or replace function report_sales_summary(p_from date, p_to date, p_upto date) returns jsonb
   language sql stable
+  -- JIT would compile for longer than the report runs (its estimates count every day and month as a thousand rows).
+  set jit = off
   as $$
     with z as materialized (
       select day, report from z_reports_between(p_from, p_upto)
@@ -125,6 +127,8 @@ $$;
 -- untracked ones), margin and margin rate (percent of revenue, 2 decimals), net of voids and refunds.
 create or replace function report_margin(p_from date, p_to date, p_upto date) returns jsonb
   language sql stable
+  -- JIT would compile for longer than the report runs (its estimates count every day and month as a thousand rows).
+  set jit = off
   as $$
     with f as materialized (
       select kind, nullif(key, '') as key, sum(quantity) as quantity, sum(total_xaf - vat_xaf)::bigint as revenue, sum(cost_xaf)::bigint as cost
@@ -157,6 +161,8 @@ $$;
 -- made: total over count) and the payment mix (money per method, net, with its share in percent).
 create or replace function report_analytics(p_from date, p_to date, p_upto date) returns jsonb
   language sql stable
+  -- JIT would compile for longer than the report runs (its estimates count every day and month as a thousand rows).
+  set jit = off
   as $$
     with f as materialized (
       select day, kind, nullif(key, '') as key, count, quantity, total_xaf
@@ -206,6 +212,7 @@ $$;
 create or replace function report_losses(p_from date, p_to date, p_upto date) returns jsonb
   language plpgsql stable
   set plan_cache_mode = force_custom_plan
+  set jit = off
   as $$
 declare
   tz text := (select s.timezone from shops s where s.id = app_shop_id());
@@ -290,6 +297,8 @@ create or replace function vat_split(p_rate numeric, p_vat bigint, out principal
 -- activity still answers (a nil declaration).
 create or replace function report_vat_declaration(p_from date, p_to date, p_upto date) returns jsonb
   language plpgsql stable
+  -- JIT would compile for longer than the report runs (its estimates count every day and month as a thousand rows).
+  set jit = off
   as $$
 declare
   opened date := (select (s.created_at at time zone s.timezone)::date from shops s where s.id = app_shop_id());
