@@ -40,7 +40,7 @@ export const LossesReport = z
         .openapi({ description: 'Of the adjustments, the write-offs whose reason says the goods expired ("expiré", "périmé", "expired"...): also in by_reason.' }),
       stocktakes: z
         .array(z.object({ stocktake_id: Uuid, note: z.string().nullable(), committed_at: Timestamp, lost_xaf: Xaf, gained_xaf: Xaf }))
-        .openapi({ description: 'Each stocktake committed in the period, its variance at cost as posted: its losses net of its gains (one of the two is 0).' }),
+        .openapi({ description: 'Each stocktake committed in the period whose variance changed the stock\'s value, at cost as posted: its losses net of its gains (one of the two is 0). A stocktake whose losses and gains cancel out posts nothing and is not listed.' }),
     }),
     cash: z.object({
       shortages_xaf: Xaf.openapi({ description: 'Cash missing at the close of the shifts closed in the period (counted below expected).' }),
