@@ -62,6 +62,16 @@ export const IsoDate = z.iso
   .refine(fromYearOne, 'Must be a valid ISO-8601 date.')
   .openapi({ pattern: notYearZero(patternOf(z.iso.date())) });
 
+/**
+ * The rule of every period (CONTRACT section 9): `to` on or after `from`, a 422 on `to`. Checked only
+ * when both are dates: a malformed one has its own error, never this one besides it.
+ * Usage: `z.object({ from, to }).refine(toNotBeforeFrom, TO_NOT_BEFORE_FROM())`.
+ */
+export const toNotBeforeFrom = (q: { from?: string | null | undefined; to?: string | null | undefined }) =>
+  !q.from || !q.to || !IsoDate.safeParse(q.from).success || !IsoDate.safeParse(q.to).success || q.to >= q.from;
+/** Its error, a new object at each use: zod takes over the options object it is given. */
+export const TO_NOT_BEFORE_FROM = () => ({ path: ['to'], message: 'Must be on or after from.' });
+
 /** A time with its offset, `2026-11-21T08:30:00+01:00` or `...Z`. */
 export const IsoDateTime = z.iso
   .datetime({ offset: true })

@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { PaymentMethod } from '../credit/schemas.ts';
-import { IsoDate, ListQuery, Money, optionalText, QueryBoolean, Timestamp, Uuid } from '../schemas.ts';
+import { IsoDate, ListQuery, Money, optionalText, QueryBoolean, Timestamp, TO_NOT_BEFORE_FROM, toNotBeforeFrom, Uuid } from '../schemas.ts';
 
 export const ExpenseCategory = z.enum(['rent', 'utilities', 'salaries', 'transport', 'supplies', 'other']);
 
@@ -43,6 +43,6 @@ export const ExpenseListQuery = ListQuery.extend({
   from: IsoDate.optional().openapi({ param: { name: 'from', in: 'query' }, description: 'First day spent, shop time.' }),
   to: IsoDate.optional().openapi({ param: { name: 'to', in: 'query' }, description: 'Last day spent, shop time; on or after from.' }),
   include_deleted: QueryBoolean.optional().openapi({ param: { name: 'include_deleted', in: 'query' }, description: 'Also list deleted expenses (default false).' }),
-}).refine((q) => !q.from || !q.to || q.to >= q.from, { path: ['to'], message: 'Must be on or after from.' });
+}).refine(toNotBeforeFrom, TO_NOT_BEFORE_FROM());
 
 export const ExpenseParam = z.object({ expense_id: Uuid.openapi({ param: { name: 'expense_id', in: 'path' } }) });

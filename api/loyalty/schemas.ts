@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { CardNo, CustomerRecord, TierRef } from '../customers/schemas.ts';
-import { decimal, IsoDate, ListQuery, requiredText, Timestamp, Uuid } from '../schemas.ts';
+import { decimal, IsoDate, ListQuery, requiredText, Timestamp, TO_NOT_BEFORE_FROM, toNotBeforeFrom, Uuid } from '../schemas.ts';
 
 export const RegisterCardBody = z
   .object({
@@ -107,10 +107,7 @@ export const ReportQuery = z
     from: IsoDate.optional().openapi({ param: { name: 'from', in: 'query' }, description: 'First day (shop time); default 30 days ago.' }),
     to: IsoDate.optional().openapi({ param: { name: 'to', in: 'query' }, description: 'Last day, on or after from; default today.' }),
   })
-  .refine((query) => !query.from || !query.to || Number.isNaN(Date.parse(query.from)) || query.to >= query.from, {
-    path: ['to'],
-    message: 'Must be on or after from.',
-  });
+  .refine(toNotBeforeFrom, TO_NOT_BEFORE_FROM());
 
 export const LoyaltyReport = z
   .object({

@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { PaymentMethod } from '../credit/schemas.ts';
-import { IsoDate, ListQuery, Money, optionalText, PositiveQuantity, Text, Timestamp, UnitMoney, Uuid, VatRate } from '../schemas.ts';
+import { IsoDate, ListQuery, Money, optionalText, PositiveQuantity, Text, Timestamp, TO_NOT_BEFORE_FROM, toNotBeforeFrom, UnitMoney, Uuid, VatRate } from '../schemas.ts';
 
 export const PurchaseStatus = z.enum(['unpaid', 'partially_paid', 'paid']);
 
@@ -126,7 +126,7 @@ export const PurchaseListQuery = ListQuery.extend({
   status: PurchaseStatus.optional().openapi({ param: { name: 'status', in: 'query' } }),
   from: IsoDate.optional().openapi({ param: { name: 'from', in: 'query' }, description: 'First day received, shop time.' }),
   to: IsoDate.optional().openapi({ param: { name: 'to', in: 'query' }, description: 'Last day received, shop time; on or after from.' }),
-}).refine((q) => !q.from || !q.to || q.to >= q.from, { path: ['to'], message: 'Must be on or after from.' });
+}).refine(toNotBeforeFrom, TO_NOT_BEFORE_FROM());
 
 export const PurchaseParam = z.object({ purchase_id: Uuid.openapi({ param: { name: 'purchase_id', in: 'path' } }) });
 

@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { PaymentInput, SaleItemInput, SaleRecord, VatLine } from '../sales/schemas.ts';
-import { IsoDate, ListQuery, optionalText, Timestamp, Uuid } from '../schemas.ts';
+import { IsoDate, ListQuery, optionalText, Timestamp, TO_NOT_BEFORE_FROM, toNotBeforeFrom, Uuid } from '../schemas.ts';
 
 /** CONTRACT section 8. `expired` is also what a draft or sent quote shows once its `valid_until` has passed. */
 export const QuoteStatus = z.enum(['draft', 'sent', 'declined', 'expired', 'converted']);
@@ -106,7 +106,7 @@ export const QuoteListQuery = ListQuery.extend({
   customer_id: Uuid.optional().openapi({ param: { name: 'customer_id', in: 'query' } }),
   from: IsoDate.optional().openapi({ param: { name: 'from', in: 'query' }, description: 'First day of creation, shop time.' }),
   to: IsoDate.optional().openapi({ param: { name: 'to', in: 'query' }, description: 'Last day of creation, shop time; on or after from.' }),
-}).refine((q) => !q.from || !q.to || q.to >= q.from, { path: ['to'], message: 'Must be on or after from.' });
+}).refine(toNotBeforeFrom, TO_NOT_BEFORE_FROM());
 
 export const QuoteParam = z.object({ quote_id: Uuid.openapi({ param: { name: 'quote_id', in: 'path' } }) });
 

@@ -8,15 +8,13 @@ import { createRoute, z } from '@hono/zod-openapi';
 import type { Tx } from '../db.ts';
 import { authenticate, requireRole } from '../middleware/auth.ts';
 import { newRouter } from '../router.ts';
-import { bearer, IsoDate, jsonResponse, one, pickErrors, Uuid } from '../schemas.ts';
+import { bearer, IsoDate, jsonResponse, one, pickErrors, TO_NOT_BEFORE_FROM, toNotBeforeFrom, Uuid } from '../schemas.ts';
 
 export const readers = [authenticate, requireRole('manager')];
 export const tags = ['Reports'];
 
 /** How long a period may be: three years of days. */
 export const MAX_PERIOD_DAYS = 1096;
-
-const toNotBeforeFrom = (q: { from?: string | undefined; to?: string | undefined }) => !q.from || !q.to || q.to >= q.from;
 
 export const PERIOD_RULES =
   'Days (`YYYY-MM-DD`) of the shop\'s time zone, both included. `to` before `from` is a 422 on `to`, `from` after today a 422 on `from`, ' +
@@ -26,11 +24,11 @@ const fromParam = IsoDate.openapi({ param: { name: 'from', in: 'query' }, descri
 const toParam = IsoDate.openapi({ param: { name: 'to', in: 'query' }, description: 'Last day, included; on or after `from`.' });
 
 /** `from` and `to` both required (sales summary). */
-export const RequiredPeriod = z.object({ from: fromParam, to: toParam }).refine(toNotBeforeFrom, { path: ['to'], message: 'Must be on or after from.' });
+export const RequiredPeriod = z.object({ from: fromParam, to: toParam }).refine(toNotBeforeFrom, TO_NOT_BEFORE_FROM());
 /** `from` and `to` optional: the last 30 days by default (margin, losses, analytics). */
 export const OptionalPeriod = z
   .object({ from: fromParam.optional(), to: toParam.optional() })
-  .refine(toNotBeforeFrom, { path: ['to'], message: 'Must be on or after from.' });
+  .refine(toNotBeforeFrom, TO_NOT_BEFORE_FROM());
 
 const Xaf = z.number().int();
 const Rate = z.number().nullable().openapi({ description: 'Margin over revenue, in percent (2 decimals); null when the revenue is 0.' });

@@ -1,15 +1,14 @@
 import { z } from '@hono/zod-openapi';
 import { SaleStatus } from '../sales/schemas.ts';
-import { IsoDate, ListQuery, Timestamp, Uuid } from '../schemas.ts';
+import { IsoDate, ListQuery, Timestamp, TO_NOT_BEFORE_FROM, toNotBeforeFrom, Uuid } from '../schemas.ts';
 
 /** A period of the shop's calendar (CONTRACT section 9): both days included, `to` on or after `from`. */
 const period = {
   from: IsoDate.openapi({ param: { name: 'from', in: 'query' }, description: 'First day, in the shop\'s time zone (`YYYY-MM-DD`).' }),
   to: IsoDate.openapi({ param: { name: 'to', in: 'query' }, description: 'Last day, included, in the shop\'s time zone; on or after `from`.' }),
 };
-const toNotBeforeFrom = (q: { from?: string; to?: string }) => !q.from || !q.to || q.to >= q.from;
 
-export const PriceOverrideQuery = ListQuery.extend(period).refine(toNotBeforeFrom, { path: ['to'], message: 'Must be on or after from.' });
+export const PriceOverrideQuery = ListQuery.extend(period).refine(toNotBeforeFrom, TO_NOT_BEFORE_FROM());
 
 export const OverrideKind = z.enum(['price', 'vat', 'discount']);
 

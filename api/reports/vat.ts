@@ -6,7 +6,7 @@
  */
 import { createRoute, z } from '@hono/zod-openapi';
 import { newRouter } from '../router.ts';
-import { bearer, IsoDate, jsonResponse, one, pickErrors, Text } from '../schemas.ts';
+import { bearer, IsoDate, jsonResponse, one, pickErrors, Text, TO_NOT_BEFORE_FROM, toNotBeforeFrom } from '../schemas.ts';
 import { MAX_PERIOD_DAYS, readers, tags } from './period.ts';
 
 const Xaf = z.number().int();
@@ -29,8 +29,8 @@ const VatQuery = z
       ctx.addIssue({ code: 'custom', path: ['to'], message: 'Required with from.' });
     } else if (q.to !== undefined && q.from === undefined) {
       ctx.addIssue({ code: 'custom', path: ['from'], message: 'Required with to.' });
-    } else if (q.from && q.to && q.to < q.from) {
-      ctx.addIssue({ code: 'custom', path: ['to'], message: 'Must be on or after from.' });
+    } else if (!toNotBeforeFrom(q)) {
+      ctx.addIssue({ code: 'custom', ...TO_NOT_BEFORE_FROM() });
     }
   });
 

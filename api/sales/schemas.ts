@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { IsoDate, ListQuery, Money, optionalText, PositiveQuantity, requiredText, Timestamp, UnitMoney, Uuid, VatRate } from '../schemas.ts';
+import { IsoDate, ListQuery, Money, optionalText, PositiveQuantity, requiredText, Timestamp, TO_NOT_BEFORE_FROM, toNotBeforeFrom, UnitMoney, Uuid, VatRate } from '../schemas.ts';
 
 export const SaleStatus = z.enum(['completed', 'voided', 'partially_refunded', 'refunded']);
 export const SaleMethod = z.enum(['cash', 'carrier1_momo', 'carrier2_money', 'card', 'bank', 'credit']);
@@ -166,4 +166,4 @@ export const SaleListQuery = ListQuery.extend({
   status: SaleStatus.optional().openapi({ param: { name: 'status', in: 'query' } }),
   shift_id: Uuid.optional().openapi({ param: { name: 'shift_id', in: 'query' } }),
   cashier: Uuid.optional().openapi({ param: { name: 'cashier', in: 'query' }, description: 'The cashier\'s user id.' }),
-}).refine((q) => !q.from || !q.to || Number.isNaN(Date.parse(q.from)) || q.to >= q.from, { path: ['to'], message: 'Must be on or after from.' });
+}).refine(toNotBeforeFrom, TO_NOT_BEFORE_FROM());

@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { IsoDate, ListQuery, Money, optionalText, requiredText, Timestamp, Uuid } from '../schemas.ts';
+import { IsoDate, ListQuery, Money, optionalText, requiredText, Timestamp, TO_NOT_BEFORE_FROM, toNotBeforeFrom, Uuid } from '../schemas.ts';
 
 /**
  * The methods a drawer is counted by, in the order `counted_by_method` lists its counts. The order is
@@ -112,4 +112,4 @@ export const ShiftListQuery = ListQuery.extend({
   status: ShiftStatus.optional().openapi({ param: { name: 'status', in: 'query' } }),
   from: IsoDate.optional().openapi({ param: { name: 'from', in: 'query' }, description: 'First day the shift opened on, shop time.' }),
   to: IsoDate.optional().openapi({ param: { name: 'to', in: 'query' }, description: 'Last day, shop time; on or after from.' }),
-}).refine((q) => !q.from || !q.to || q.to >= q.from, { path: ['to'], message: 'Must be on or after from.' });
+}).refine(toNotBeforeFrom, TO_NOT_BEFORE_FROM());

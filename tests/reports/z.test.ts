@@ -299,3 +299,17 @@ t.test('an expense or a cash movement recorded for a sealed day is reported in t
   t.match((await z(owner.token, d1)).body.data, { expenses: { count: 0 }, cash_movements: { count: 0 } }, 'nor is the idle sealed day');
   t.match((await z(owner.token)).body.data, { expenses: { count: 1, total_xaf: 2_000 }, cash_movements: { count: 1, out_xaf: 3_000 } }, 'both in today\'s Z');
 });
+
+t.test('a sale a till dates before the shop opened is reported late, in today\'s Z, before any sealing', async (t) => {
+  const { owner, taxed } = await zShop();
+  const device = await pairDevice(api, owner.token);
+  const yesterday = await shopDay(owner.shop.id, -1);
+  const sale = offlineSale(randomUUID(), taxed.id, 1, { created_at: new Date(Date.now() - 30 * 3_600_000).toISOString(), payments: cash(5_000) });
+  t.equal((await push(api, { device: device.token }, { sales: [sale] })).status, 200);
+  const [stored] = await api.ownerSql<{ reported_on: string | null }[]>`select reported_on::text from sales where id = ${sale.id}`;
+  t.equal(stored!.reported_on, await shopDay(owner.shop.id), 'reported today');
+  t.match((await z(owner.token)).body.data, { sales: { count: 1 }, late_sales: { count: 1, total_xaf: 5_000 } });
+  t.equal((await z(owner.token, yesterday)).body.data.sales.count, 0, 'the day before the shop opened has no sales');
+  const summary = (await api.request('GET', `/reports/sales-summary?from=${yesterday}&to=${await shopDay(owner.shop.id)}`, { token: owner.token })).body.data;
+  t.equal(summary.totals.sales_count, 1, 'counted once, today');
+});

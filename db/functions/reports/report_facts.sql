@@ -74,12 +74,15 @@ begin
    group by pu.vat_rate;
 end $$;
 
--- The caller's shop's business days from p_from to p_to that are not sealed yet: computed live.
+-- The caller's shop's business days from p_from to p_to that are not sealed yet: computed live. None
+-- before the shop opened (a record dated earlier is reported late, z_reported_on).
 create or replace function report_open_days(p_from date, p_to date) returns setof date
   language sql stable
   as $$
-    select d::date from generate_series(greatest(p_from, coalesce((select z.sealed_through + 1 from z_seals z where z.shop_id = app_shop_id()), p_from)),
-                                        p_to, interval '1 day') d
+    select d::date
+      from generate_series(greatest(p_from, coalesce((select z.sealed_through + 1 from z_seals z where z.shop_id = app_shop_id()),
+                                                     (select (s.created_at at time zone s.timezone)::date from shops s where s.id = app_shop_id()))),
+                           p_to, interval '1 day') d
 $$;
 
 -- The report facts of the days from p_from to p_to (both included), of the given kinds: the stored

@@ -1,5 +1,5 @@
 -- The day a record of day p_day is reported on (its Z): null (its own day) while that day is not
--- sealed, else today, the shop's next Z (a late record). Reads the shop's seal FOR SHARE, so that a
+-- sealed, else today, the shop's next Z (a late record); a day before the shop opened counts as sealed. Reads the shop's seal FOR SHARE, so that a
 -- record pushed while its day is being sealed waits for the seal and then goes to the next Z, and the
 -- seal waits for records already on their way (report__seal_z locks it FOR UPDATE). SECURITY DEFINER:
 -- the app role may read the seal this way and never write it.
@@ -11,7 +11,9 @@ declare
   sealed date;
 begin
   select z.sealed_through into sealed from z_seals z where z.shop_id = app_shop_id() for share;
-  if sealed is null or p_day > sealed then
+  -- Before the first sealing, the days before the shop opened count as sealed (z_seal_next starts there).
+  sealed := coalesce(sealed, (select (s.created_at at time zone s.timezone)::date - 1 from shops s where s.id = app_shop_id()));
+  if p_day > sealed then
     return null;
   end if;
   return (select (now() at time zone s.timezone)::date from shops s where s.id = app_shop_id());
