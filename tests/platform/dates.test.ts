@@ -23,3 +23,20 @@ t.test('a day or a time in year 0 is a 422 on its input, never a failed query', 
   expectInvalid(t, await api.request('GET', `/device/sync/pull?since=${time}`, { headers: { authorization: `Device ${device.token}` } }), 'since', 'pull');
   t.equal((await read('/sales?from=0001-01-01')).status, 200, 'year 1 is a real day');
 });
+
+// zod 4 runs an object's refinement even when one of its fields failed: "to on or after from" then
+// compared a malformed date as text and added a second error on a valid `to`.
+t.test('a malformed from or to is a 422 on that key alone, with one message, on every list and report with a period', async (t) => {
+  const { owner } = await staffedShop(api);
+  const read = (path: string) => api.request('GET', path, { token: owner.token });
+  const periods = ['/sales', '/purchases', '/quotes', '/shifts', '/expenses', '/loyalty/report', '/reports/price-overrides', '/reports/sales-summary',
+    '/reports/margin', '/reports/analytics', '/reports/losses', '/reports/vat-declaration'];
+  for (const path of periods) {
+    const badFrom = await read(`${path}?from=2026-13-01&to=2026-11-25`);
+    expectInvalid(t, badFrom, 'from', `${path} from=2026-13-01`);
+    t.equal(badFrom.body.errors?.from?.length, 1, `${path}: one message on from`);
+    const badTo = await read(`${path}?from=zz&to=abc`);
+    expectInvalid(t, badTo, ['from', 'to'], `${path} from=zz to=abc`);
+    t.equal(badTo.body.errors?.to?.length, 1, `${path}: one message on to`);
+  }
+});
