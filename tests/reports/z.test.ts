@@ -1,55 +1,28 @@
 import { randomUUID } from 'node:crypto';
 import t from 'tap';
 import { CRONTAB } from '../../worker/worker.ts';
-import { addStaff, createProduct, expireSubscription, registerShop, waitFor, type ShopFixture } from '../support/fixtures.ts';
+import { addStaff, createProduct, expireSubscription, registerShop, type ShopFixture } from '../support/fixtures.ts';
 import { startMailbox, startMailWorker } from '../support/mailbox.ts';
 import { expectError, expectInvalid, FORBIDDEN } from '../support/replies.ts';
 import { startService } from '../support/service.ts';
 import { openShift, refundSale, sell, voidSale } from '../sales/sale-fixtures.ts';
 import { offlineSale, pairDevice, push } from '../sync/sync-fixtures.ts';
+import { backdate as backdateShop, seal as sealDays, shopDay as dayOf } from './report-fixtures.ts';
 
 /**
  * The Z (GET /reports/z) and its nightly sealing (report__seal_z in a real graphile-worker). Days
- * past are made by moving a shop's records back in time (backdate), as the owner: the service itself
+ * past are made by moving a shop's records back in time (report-fixtures.ts): the service itself
  * only ever writes "now".
  */
 const api = await startService(t);
 const mailbox = await startMailbox(t);
 await startMailWorker(t, api, mailbox);
 
+const shopDay = (shopId: string, offset = 0) => dayOf(api, shopId, offset);
+const backdate = (shopId: string, days: number) => backdateShop(api, shopId, days);
+const seal = (times = 1) => sealDays(api, times);
+
 const z = (token: string, date?: string) => api.request('GET', `/reports/z${date ? `?date=${date}` : ''}`, { token });
-
-/** The shop's calendar day `offset` days from today. */
-async function shopDay(shopId: string, offset = 0): Promise<string> {
-  const [row] = await api.ownerSql<{ day: string }[]>`
-    select ((now() at time zone timezone)::date + ${offset}::int)::text as day from shops where id = ${shopId}`;
-  return row!.day;
-}
-
-/** Moves every dated record of the shop `days` days back: its sales and what hangs on them, its journal, the shop's own creation. */
-async function backdate(shopId: string, days: number): Promise<void> {
-  const by = `${days} days`;
-  await api.ownerSql.begin(async (sql) => {
-    await sql`update shops set created_at = created_at - ${by}::interval where id = ${shopId}`;
-    await sql`update sales set created_at = created_at - ${by}::interval, recorded_at = recorded_at - ${by}::interval,
-                               voided_at = voided_at - ${by}::interval where shop_id = ${shopId}`;
-    await sql`update sale_payments set created_at = created_at - ${by}::interval where shop_id = ${shopId}`;
-    await sql`update refunds set created_at = created_at - ${by}::interval where shop_id = ${shopId}`;
-    await sql`update expenses set spent_at = spent_at - ${by}::interval, created_at = created_at - ${by}::interval where shop_id = ${shopId}`;
-    await sql`update cash_movements set created_at = created_at - ${by}::interval where shop_id = ${shopId}`;
-    await sql`update journal_entries set posted_at = posted_at - ${by}::interval where shop_id = ${shopId}`;
-  });
-}
-
-/** Runs the sealing task (`times` jobs at once) and waits until it and the mails it queued are done. */
-async function seal(times = 1): Promise<void> {
-  await Promise.all(Array.from({ length: times }, () => api.ownerSql`select graphile_worker.add_job('report__seal_z', '{}'::json)`));
-  await waitFor(async () => {
-    const [row] = await api.ownerSql<{ n: number }[]>`
-      select count(*)::int as n from graphile_worker.jobs where task_identifier in ('report__seal_z', 'report__email_z')`;
-    return row!.n === 0;
-  }, 'the sealing jobs');
-}
 
 /** What the journal posted to `account` (credit minus debit) on the shop's day. */
 async function journalNet(shopId: string, account: string, day: string): Promise<number> {
