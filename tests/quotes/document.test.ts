@@ -1,7 +1,7 @@
 import t from 'tap';
 import { renderQuoteDocument, type QuoteDocumentInput } from '../../api/quotes/document.ts';
 import type { QuoteRecord } from '../../api/quotes/schemas.ts';
-import { CUSTOMER, receiptInput } from '../receipts/receipt-fixtures.ts';
+import { CUSTOMER, receiptInput, visibleText } from '../receipts/receipt-fixtures.ts';
 
 /** The document is a pure function of the quote, the shop and the customer: built by hand, no database needed. */
 
@@ -66,19 +66,6 @@ function quoteInput(overrides: { quote?: Partial<QuoteRecord>; shop?: Partial<Qu
 }
 
 const render = (input = quoteInput(), format: 'a4' | 'a3' = 'a4', locale: 'fr' | 'en' = 'fr') => renderQuoteDocument(input, format, locale);
-
-/** Text content of the page: tags dropped, entities decoded, spaces collapsed. */
-const visibleText = (html: string) =>
-  html
-    .replace(/<style>[\s\S]*?<\/style>/, '')
-    .replace(/<[^>]+>/g, ' ')
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&quot;/g, '"')
-    .replace(/&#39;/g, "'")
-    .replace(/&mdash;/g, '—')
-    .replace(/&amp;/g, '&')
-    .replace(/\s+/g, ' ');
 
 t.test('the quote is titled "Devis / Proforma" in French and "Quote" in English, with its number', async (t) => {
   const fr = render();

@@ -1,21 +1,8 @@
 import t from 'tap';
 import { renderInvoice } from '../../api/receipts/invoice.ts';
-import { CUSTOMER, item, payment, receiptInput, SALE_ID } from './receipt-fixtures.ts';
+import { CUSTOMER, item, payment, receiptInput, SALE_ID, visibleText } from './receipt-fixtures.ts';
 
 const invoice = (input = receiptInput({ customer: CUSTOMER }), format: 'a4' | 'a3' = 'a4', locale: 'fr' | 'en' = 'fr') => renderInvoice(input, format, locale);
-
-/** Text content of the page: tags dropped, entities decoded, spaces collapsed. */
-const visibleText = (html: string) =>
-  html
-    .replace(/<style>[\s\S]*?<\/style>/, '')
-    .replace(/<[^>]+>/g, ' ')
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&quot;/g, '"')
-    .replace(/&#39;/g, "'")
-    .replace(/&mdash;/g, '—')
-    .replace(/&amp;/g, '&')
-    .replace(/\s+/g, ' ');
 
 t.test('the invoice is one complete HTML document', async (t) => {
   const html = invoice();

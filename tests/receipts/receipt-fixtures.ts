@@ -176,3 +176,16 @@ export function qrData(events: EscPosEvent[]): string | undefined {
   const store = events.find((e): e is Extract<EscPosEvent, { kind: 'qr' }> => e.kind === 'qr' && e.fn === 0x50);
   return store ? cp1252.decode(Uint8Array.from(store.params.slice(1))) : undefined;
 }
+
+/** Text content of the page: tags dropped, entities decoded, spaces collapsed. */
+export const visibleText = (html: string) =>
+  html
+    .replace(/<style>[\s\S]*?<\/style>/, '')
+    .replace(/<[^>]+>/g, ' ')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&mdash;/g, '—')
+    .replace(/&amp;/g, '&')
+    .replace(/\s+/g, ' ');
