@@ -107,6 +107,7 @@ export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
   app.use(cors({ origin: '*', allowHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-Id', 'X-Pairing-Secret'], exposeHeaders: ['X-Request-Id'], maxAge: 86400 }));
   app.use(async (c, next) => {
     c.set('deps', deps);
+    c.set('redispatch', async (request) => app.fetch(request, c.env));
     await next();
   });
   app.use(logRequests);

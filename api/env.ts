@@ -18,6 +18,14 @@ export interface Caller {
   shopActiveUntil: Date | null;
 }
 
+/** The check of a cached caller: the token's ids, and what the session names now once checked. */
+export interface CallerCheck {
+  sessionId: string;
+  userId: string;
+  shopId: string | null;
+  fresh?: Caller | null;
+}
+
 /** What the app is built from; each entry point (Node, Deno, tests) supplies it. */
 export interface Deps {
   config: Config;
@@ -39,6 +47,14 @@ export interface AppEnv {
     device?: { id: string; shopId: string };
     /** The shop and user the request's transaction is opened with, once authentication named them. */
     transactionScope?: TenantScope;
+    /**
+     * A read that started with the caller cached for its session (authenticate): the session is
+     * checked again in the request's own transaction, and `fresh` is what that check found (null:
+     * the session is over).
+     */
+    callerCheck?: CallerCheck;
+    /** Runs a request through the whole app again (a read whose cached caller proved stale). */
+    redispatch: (request: Request) => Promise<Response>;
     /**
      * The request's one transaction, with the caller's shop and user set (around the handler only);
      * unset for a handler marked `inOwnStatements` that runs without one.

@@ -13,9 +13,15 @@ export interface TenantScope {
  * write and cost one round trip (sql.begin waits for BEGIN's answer first: a round trip more on every
  * request). Any failure rolls back before the connection goes back to the pool; a connection that
  * died is closed by the driver, never reused. `readOnly` (GET and HEAD requests): BEGIN READ ONLY, and
- * the answer does not wait for the commit.
+ * the answer does not wait for the commit. `check`: a statement sent after the scope and before the
+ * body's (the session of a cached caller, authenticate), its outcome the caller's to read.
  */
-export async function inTenant<T>(sql: Sql, scope: TenantScope, body: (tx: Tx) => Promise<T>, options: { readOnly?: boolean } = {}): Promise<T> {
+export async function inTenant<T>(
+  sql: Sql,
+  scope: TenantScope,
+  body: (tx: Tx) => Promise<T>,
+  options: { readOnly?: boolean; check?: (tx: Tx) => Promise<void> } = {},
+): Promise<T> {
   const connection = await sql.reserve();
   let handedBack = false;
   try {
@@ -23,8 +29,10 @@ export async function inTenant<T>(sql: Sql, scope: TenantScope, body: (tx: Tx) =
     const scoped = connection`select set_config('app.shop_id', ${scope.shopId ?? ''}, true), set_config('app.user_id', ${scope.userId ?? ''}, true)`.execute();
     // The body settles before anything else is sent: a statement it still had in flight must never
     // run after the rollback, outside the transaction.
-    const [begin, scope_, outcome] = await Promise.allSettled([begun, scoped, body(connection as unknown as Tx)]);
-    const failure = [begin, scope_, outcome].find((settled) => settled.status === 'rejected');
+    // `check` (a cached caller's session, authenticate) goes out before the body's first statement.
+    const checked = options.check ? options.check(connection as unknown as Tx) : Promise.resolve();
+    const [begin, scope_, check, outcome] = await Promise.allSettled([begun, scoped, checked, body(connection as unknown as Tx)]);
+    const failure = [begin, scope_, check, outcome].find((settled) => settled.status === 'rejected');
     if (failure) {
       await connection`rollback`.catch(() => undefined);
       throw failure.reason;
