@@ -5,6 +5,7 @@ import { requestId } from 'hono/request-id';
 import { accountRoutes } from './account/routes.ts';
 import { alertRoutes } from './alerts/routes.ts';
 import { authRoutes } from './auth/routes.ts';
+import { billingRoutes } from './billing/routes.ts';
 import { categoryRoutes } from './categories/routes.ts';
 import { creditRoutes } from './credit/routes.ts';
 import { customerRoutes } from './customers/routes.ts';
@@ -146,7 +147,8 @@ export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
     .route('/', alertRoutes)
     .route('/', deviceRoutes)
     .route('/', syncRoutes)
-    .route('/', reportRoutes);
+    .route('/', reportRoutes)
+    .route('/', billingRoutes);
 
   app.route('/', healthRoutes);
   app.route('/', docsRoutes);

@@ -9,6 +9,7 @@ import { createMailer, sendOnce, type Mailer } from './mailer.ts';
 import { alertsDailyDigest } from './tasks/alerts__daily_digest.ts';
 import { alertsSendDigest } from './tasks/alerts__send_digest.ts';
 import { authPruneExpired } from './tasks/auth__prune_expired.ts';
+import { chargePoll } from './tasks/charge__poll.ts';
 import { mailPruneSent } from './tasks/mail__prune_sent.ts';
 import { reportEmailZ } from './tasks/report__email_z.ts';
 import { reportSealZ } from './tasks/report__seal_z.ts';
@@ -28,6 +29,7 @@ export function taskList(ctx: WorkerContext): TaskList {
     alerts__send_digest: alertsSendDigest(ctx),
     report__seal_z: reportSealZ,
     report__email_z: reportEmailZ(ctx),
+    charge__poll: chargePoll,
   };
 }
 

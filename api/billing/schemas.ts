@@ -1,0 +1,52 @@
+import { z } from '@hono/zod-openapi';
+import { requiredText, Text, Timestamp, Uuid } from '../schemas.ts';
+
+const PlanFields = {
+  id: Uuid,
+  name: z.string(),
+  price_xaf: z.number().int(),
+  period_days: z.number().int(),
+};
+export const Plan = z.object(PlanFields).openapi('Plan');
+export type Plan = z.infer<typeof Plan>;
+
+export const ChargeStatus = z.enum(['pending', 'succeeded', 'failed', 'expired']);
+export const ChargeMethod = z.enum(['carrier1_momo', 'carrier2_money']);
+
+export const Charge = z
+  .object({
+    reference: z.string().openapi({ description: 'Names the charge here and at the provider.' }),
+    status: ChargeStatus,
+    plan_id: Uuid,
+    amount_xaf: z.number().int(),
+    method: ChargeMethod,
+    phone: z.string(),
+    failure_reason: z.string().nullable().openapi({ description: 'Why a failed charge failed, as the provider said (`payer_declined`...).' }),
+    created_at: Timestamp,
+    settled_at: Timestamp.nullable().openapi({ description: 'When it stopped being pending.' }),
+    subscription_ends_at: Timestamp.nullable().openapi({ description: 'A succeeded charge: the end of the subscription it brought.' }),
+  })
+  .openapi('SubscriptionCharge');
+export type Charge = z.infer<typeof Charge>;
+
+export const Billing = z
+  .object({
+    status: z.enum(['trial', 'active', 'expired']),
+    trial_ends_at: Timestamp,
+    subscription_ends_at: Timestamp.nullable(),
+    plan: z.object(PlanFields).nullable().openapi({ description: 'The plan of the last charge that succeeded; null before any.' }),
+    charges: z.array(Charge).openapi({ description: 'The 20 newest charges, newest first.' }),
+  })
+  .openapi('Billing');
+
+export const SubscribeBody = z
+  .object({
+    plan_id: Uuid.openapi({ description: 'A plan of GET /billing/plans.' }),
+    method: ChargeMethod,
+    phone: requiredText(40).openapi({ description: 'The payer\'s mobile-money number.', example: '+237 670 00 00 00' }),
+  })
+  .openapi('Subscribe');
+
+export const ReferenceParam = z.object({
+  reference: Text.min(1).max(64).openapi({ param: { name: 'reference', in: 'path' }, example: 'SUB-3F9A61C2D04B7E18' }),
+});

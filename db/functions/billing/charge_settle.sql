@@ -1,0 +1,43 @@
+-- Settles a pending charge with what the provider answered (POST /billing/confirm as the app, or the
+-- charge__poll task as the owner): 'pending' changes nothing; 'succeeded' extends the shop's
+-- subscription by the plan's period from the later of now and its current end; 'failed' (with the
+-- provider's reason) and 'expired' end it. The charge is locked first: once settled, every later
+-- call, concurrent or not, finds it settled and changes nothing, so a charge activates at most once.
+-- Returns the charge as it stands. Definer: the app may not write shops' subscriptions itself.
+create or replace function charge_settle(p_reference text, p_status text, p_failure_reason text default null)
+  returns subscription_charges
+  language plpgsql volatile security definer
+  set search_path = pg_catalog, public
+  as $$
+declare
+  charge subscription_charges;
+  plan plans;
+  ends timestamptz;
+begin
+  if p_status not in ('pending', 'succeeded', 'failed', 'expired') then
+    raise exception 'charge_settle: unknown status %', p_status;
+  end if;
+  select * into charge from subscription_charges where reference = p_reference for update;
+  if not found then
+    return null;
+  end if;
+  -- The app settles only its own shop's charges (the worker, as the owner, has no shop set).
+  if nullif(current_setting('app.shop_id', true), '') is not null and charge.shop_id <> app_shop_id() then
+    return null;
+  end if;
+  if charge.status <> 'pending' or p_status = 'pending' then
+    return charge;
+  end if;
+  if p_status = 'succeeded' then
+    select * into plan from plans where id = charge.plan_id;
+    update shops set subscription_ends_at = greatest(now(), coalesce(subscription_ends_at, now())) + make_interval(days => plan.period_days)
+     where id = charge.shop_id
+    returning subscription_ends_at into ends;
+  end if;
+  update subscription_charges
+     set status = p_status, failure_reason = case when p_status = 'failed' then left(coalesce(p_failure_reason, 'failed'), 120) end,
+         settled_at = now(), subscription_ends_at = ends
+   where id = charge.id
+  returning * into charge;
+  return charge;
+end $$;
