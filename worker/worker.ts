@@ -9,6 +9,9 @@ import { createMailer, sendOnce, type Mailer } from './mailer.ts';
 import { alertsDailyDigest } from './tasks/alerts__daily_digest.ts';
 import { alertsSendDigest } from './tasks/alerts__send_digest.ts';
 import { authPruneExpired } from './tasks/auth__prune_expired.ts';
+import { billingEmailReceipt } from './tasks/billing__email_receipt.ts';
+import { billingRemindRenewal } from './tasks/billing__remind_renewal.ts';
+import { billingSendReminder } from './tasks/billing__send_reminder.ts';
 import { chargePoll } from './tasks/charge__poll.ts';
 import { mailPruneSent } from './tasks/mail__prune_sent.ts';
 import { reportEmailZ } from './tasks/report__email_z.ts';
@@ -30,6 +33,9 @@ export function taskList(ctx: WorkerContext): TaskList {
     report__seal_z: reportSealZ,
     report__email_z: reportEmailZ(ctx),
     charge__poll: chargePoll,
+    billing__email_receipt: billingEmailReceipt(ctx),
+    billing__remind_renewal: billingRemindRenewal,
+    billing__send_reminder: billingSendReminder(ctx),
   };
 }
 
@@ -41,6 +47,8 @@ export const CRONTAB = [
   '5 * * * * alerts__daily_digest ?id=alerts_daily_digest',
   // Hourly, with a day of backfill: each shop's days are sealed in the first run after its midnight.
   '10 * * * * report__seal_z ?id=report_seal_z&fill=1d',
+  // Hourly: a shop whose subscription ends within 3 days is reminded once per end.
+  '20 * * * * billing__remind_renewal ?id=billing_remind_renewal',
 ].join('\n');
 
 function workerLogger(log: Logger): WorkerLogger {

@@ -43,3 +43,15 @@ alter table subscription_charges enable row level security;
 create policy subscription_charges_tenant on subscription_charges using (shop_id = app_shop_id()) with check (shop_id = app_shop_id());
 -- Settled only by charge_settle (the definer): never by the app's own statements.
 revoke update, delete on subscription_charges from pos_app;
+
+-- The reminders sent before a shop's subscription (or trial) ends: one per shop and end
+-- (billing__remind_renewal claims the row and queues the mail in one statement). The worker's only.
+create table subscription_reminders (
+  shop_id uuid not null references shops (id),
+  ends_at timestamptz not null,
+  claimed_at timestamptz not null default now(),
+  primary key (shop_id, ends_at)
+);
+alter table subscription_reminders enable row level security;
+create policy subscription_reminders_tenant on subscription_reminders using (shop_id = app_shop_id());
+revoke all on subscription_reminders from pos_app;

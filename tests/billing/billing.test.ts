@@ -10,7 +10,8 @@ import { startService } from '../support/service.ts';
  * charge__poll task runs in a real graphile-worker.
  */
 const api = await startService(t);
-await startMailWorker(t, api, await startMailbox(t));
+const mailbox = await startMailbox(t);
+await startMailWorker(t, api, mailbox);
 
 const MONTHLY = '6b1c1a70-0000-4000-8000-000000000030';
 const YEARLY = '6b1c1a70-0000-4000-8000-000000000365';
@@ -167,4 +168,50 @@ t.test('an unknown reference, or another shop\'s, is a 404', async (t) => {
   expectError(t, await confirm(owner.token, reference), 404, { message: 'Not found.', code: 'not_found' }, 'another shop\'s');
   expectError(t, await confirm(owner.token, 'SUB-0000000000000000'), 404, { message: 'Not found.', code: 'not_found' }, 'unknown');
   t.equal((await billing(owner.token)).charges.length, 0, 'nor is it listed');
+});
+
+t.test('the owners receive an e-mailed receipt of the payment, in the shop\'s language, once', async (t) => {
+  const owner = await shop();
+  const { reference } = (await subscribe(owner.token, '+237670000000')).body.data;
+  await confirm(owner.token, reference);
+  await confirm(owner.token, reference);
+  const mails = await waitFor(() => {
+    const found = mailbox.received.filter((mail) => mail.to.includes(owner.email));
+    return found.length ? found : undefined;
+  }, 'the receipt');
+  t.match(mails[0]!.subject, /reçu de votre abonnement/);
+  t.match(mails[0]!.text, /Paiement reçu : 5 000 FCFA/);
+  t.match(mails[0]!.text, new RegExp(reference));
+  await new Promise((resolve) => setTimeout(resolve, 1_500));
+  t.equal(mailbox.received.filter((mail) => mail.to.includes(owner.email)).length, 1, 'one mail, however many confirmations');
+
+  const english = await shop();
+  await api.ownerSql`update shops set locale = 'en' where id = ${english.shop.id}`;
+  const paid = (await subscribe(english.token, '+237670000000')).body.data;
+  await confirm(english.token, paid.reference);
+  const [mail] = await waitFor(() => {
+    const found = mailbox.received.filter((m) => m.to.includes(english.email));
+    return found.length ? found : undefined;
+  }, 'the English receipt');
+  t.match(mail!.subject, /your subscription receipt/);
+});
+
+t.test('a shop whose subscription ends within 3 days gets one reminder, however often and on however many workers the task runs', async (t) => {
+  const ending = await shop();
+  const later = await shop();
+  await api.ownerSql`update shops set trial_ends_at = now() - interval '1 day', subscription_ends_at = now() + interval '2 days' where id = ${ending.shop.id}`;
+  await api.ownerSql`update shops set trial_ends_at = now() - interval '1 day', subscription_ends_at = now() + interval '10 days' where id = ${later.shop.id}`;
+  await Promise.all(Array.from({ length: 3 }, () => api.ownerSql`select graphile_worker.add_job('billing__remind_renewal', '{}'::json)`));
+  const [mail] = await waitFor(() => {
+    const found = mailbox.received.filter((m) => m.to.includes(ending.email));
+    return found.length ? found : undefined;
+  }, 'the reminder');
+  t.match(mail!.subject, /votre abonnement se termine bientôt/);
+  await api.ownerSql`select graphile_worker.add_job('billing__remind_renewal', '{}'::json)`;
+  await waitFor(async () => {
+    const [row] = await api.ownerSql<{ n: number }[]>`select count(*)::int as n from graphile_worker.jobs where task_identifier in ('billing__remind_renewal', 'billing__send_reminder')`;
+    return row!.n === 0;
+  }, 'the runs');
+  t.equal(mailbox.received.filter((m) => m.to.includes(ending.email)).length, 1, 'one reminder for this end');
+  t.equal(mailbox.received.filter((m) => m.to.includes(later.email)).length, 0, 'none 10 days before');
 });

@@ -33,6 +33,8 @@ begin
     update shops set subscription_ends_at = greatest(now(), coalesce(subscription_ends_at, now())) + make_interval(days => plan.period_days)
      where id = charge.shop_id
     returning subscription_ends_at into ends;
+    -- The payment's receipt to the owners, queued with the activation (billing__email_receipt).
+    perform enqueue_job('billing__email_receipt', jsonb_build_object('reference', charge.reference), 'billing_receipt:' || charge.reference);
   end if;
   update subscription_charges
      set status = p_status, failure_reason = case when p_status = 'failed' then left(coalesce(p_failure_reason, 'failed'), 120) end,
