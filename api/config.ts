@@ -13,7 +13,20 @@ const schema = z.object({
   APP_URL: z.url().optional(),
   SMTP_URL: z.string().refine((value) => /^smtps?:\/\/\S+$/.test(value) && URL.canParse(value), 'must be an smtp:// or smtps:// URL').optional(),
   MAIL_FROM: z.string().min(3).default('Point de vente <no-reply@pos.local>'),
-  MOBILE_MONEY_PROVIDER: z.enum(['simulator']).default('simulator'),
+  // Where subscription charges go (api/billing/providers/): the simulator (default) or MTN MoMo's
+  // Collection API; each mobile-money method may name its own.
+  MOBILE_MONEY_PROVIDER: z.enum(['simulator', 'mtn_momo']).default('simulator'),
+  MOBILE_MONEY_PROVIDER_CARRIER1_MOMO: z.enum(['simulator', 'mtn_momo']).optional(),
+  MOBILE_MONEY_PROVIDER_CARRIER2_MONEY: z.enum(['simulator', 'mtn_momo']).optional(),
+  MOMO_BASE_URL: z.url().default('https://sandbox.momodeveloper.mtn.com'),
+  MOMO_TARGET_ENVIRONMENT: z.string().min(1).default('sandbox'),
+  MOMO_CURRENCY: z.string().regex(/^[A-Z]{3}$/).default('XAF'),
+  MOMO_API_USER: z.string().min(1).optional(),
+  MOMO_API_KEY: z.string().min(1).optional(),
+  MOMO_SUBSCRIPTION_KEY: z.string().min(1).optional(),
+  // The country code put before a local number (9 digits in Cameroon) to make the payer's MSISDN.
+  MOMO_COUNTRY_CODE: z.string().regex(/^[0-9]{1,4}$/).default('237'),
+  MOMO_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DATA_DIR: z.string().min(1).default('.data'),
   EMBEDDED_PG_PORT: z.coerce.number().int().min(1).max(65535).default(54329),
@@ -55,6 +68,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   if (config.NODE_ENV === 'production' && !config.DATABASE_URL) {
     throw new ConfigError('Invalid configuration: DATABASE_URL is required when NODE_ENV=production');
+  }
+  const momoUsed = [config.MOBILE_MONEY_PROVIDER, config.MOBILE_MONEY_PROVIDER_CARRIER1_MOMO, config.MOBILE_MONEY_PROVIDER_CARRIER2_MONEY].includes('mtn_momo');
+  for (const name of ['MOMO_API_USER', 'MOMO_API_KEY', 'MOMO_SUBSCRIPTION_KEY'] as const) {
+    if (momoUsed && !config[name]) throw new ConfigError(`Invalid configuration: ${name} is required when a mobile-money provider is mtn_momo`);
   }
   return config;
 }

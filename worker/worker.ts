@@ -32,7 +32,7 @@ export function taskList(ctx: WorkerContext): TaskList {
     alerts__send_digest: alertsSendDigest(ctx),
     report__seal_z: reportSealZ,
     report__email_z: reportEmailZ(ctx),
-    charge__poll: chargePoll,
+    charge__poll: chargePoll(ctx),
     billing__email_receipt: billingEmailReceipt(ctx),
     billing__remind_renewal: billingRemindRenewal,
     billing__send_reminder: billingSendReminder(ctx),

@@ -8,11 +8,14 @@ type ChargeRow = Omit<Charge, 'created_at' | 'settled_at' | 'subscription_ends_a
   settled_at: Date | null;
   subscription_ends_at: Date | null;
   provider: string;
+  id: string;
 };
 
-const CHARGE_COLUMNS = ['reference', 'status', 'plan_id', 'amount_xaf', 'method', 'phone', 'failure_reason', 'created_at', 'settled_at', 'subscription_ends_at', 'provider'] as const;
+const CHARGE_COLUMNS = ['id', 'reference', 'status', 'plan_id', 'amount_xaf', 'method', 'phone', 'failure_reason', 'created_at', 'settled_at', 'subscription_ends_at', 'provider'] as const;
 
-export function toCharge({ provider: _, ...row }: ChargeRow): Charge {
+export type { ChargeRow };
+
+export function toCharge({ provider: _, id: __, ...row }: ChargeRow): Charge {
   return {
     ...row,
     amount_xaf: Number(row.amount_xaf),
@@ -47,7 +50,7 @@ export async function billingOf(tx: Tx) {
   return { shop: shop!, charges: charges.map(toCharge) };
 }
 
-export async function insertCharge(tx: Tx, charge: { reference: string; plan: Plan; method: string; phone: string; provider: string }): Promise<ChargeRow> {
+export async function insertCharge(tx: Tx, charge: { reference: string; plan: Plan; method: 'carrier1_momo' | 'carrier2_money'; phone: string; provider: string }): Promise<ChargeRow> {
   const [row] = await tx<ChargeRow[]>`
     insert into subscription_charges (reference, plan_id, amount_xaf, method, phone, provider)
     values (${charge.reference}, ${charge.plan.id}, ${charge.plan.price_xaf}, ${charge.method}, ${charge.phone}, ${charge.provider})

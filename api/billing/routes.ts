@@ -98,11 +98,11 @@ export const billingRoutes = newRouter()
     const { tx, deps } = c.var;
     const plan = await findPlan(tx, plan_id);
     if (!plan) throw invalidField('plan_id', 'This plan does not exist.');
-    const provider = providerFor(deps.config);
+    const provider = providerFor(deps.config, method);
     const reference = newReference();
     let charge = await insertCharge(tx, { reference, plan, method, phone, provider: provider.name });
     try {
-      await provider.requestPayment({ reference, amountXaf: plan.price_xaf, phone, method });
+      await provider.requestPayment({ reference, chargeId: charge.id, amountXaf: plan.price_xaf, phone, method });
     } catch (error) {
       c.var.log.warn({ reference, provider: provider.name, error: (error as Error).message }, 'the provider refused a request to pay');
       charge = await settleCharge(tx, reference, 'failed', 'provider_unavailable');
@@ -117,7 +117,13 @@ export const billingRoutes = newRouter()
     if (charge.status !== 'pending') return c.json({ data: toCharge(charge) }, 200);
     let answer;
     try {
-      answer = await providerNamed(charge.provider).paymentStatus({ reference, amountXaf: Number(charge.amount_xaf), phone: charge.phone, method: charge.method });
+      answer = await providerNamed(c.var.deps.config, charge.provider).paymentStatus({
+        reference,
+        chargeId: charge.id,
+        amountXaf: Number(charge.amount_xaf),
+        phone: charge.phone,
+        method: charge.method,
+      });
     } catch (error) {
       c.var.log.warn({ reference, provider: charge.provider, error: (error as Error).message }, 'the provider could not be asked');
       return c.json({ data: toCharge(charge) }, 200);

@@ -215,3 +215,29 @@ t.test('a shop whose subscription ends within 3 days gets one reminder, however 
   t.equal(mailbox.received.filter((m) => m.to.includes(ending.email)).length, 1, 'one reminder for this end');
   t.equal(mailbox.received.filter((m) => m.to.includes(later.email)).length, 0, 'none 10 days before');
 });
+
+t.test('a crash between the provider\'s answer and the commit activates nothing; the next confirmation activates once', async (t) => {
+  const owner = await shop();
+  const { reference } = (await subscribe(owner.token, '+237670000002')).body.data;
+  await stopPolling(reference);
+  // The settling of a worker that dies before its commit: rolled back with everything it did.
+  await t.rejects(
+    api.ownerSql.begin(async (sql) => {
+      await sql`select charge_settle(${reference}, 'succeeded')`;
+      throw new Error('the worker died');
+    }),
+    /the worker died/,
+  );
+  const state = await billing(owner.token);
+  t.match(state, { status: 'trial', subscription_ends_at: null });
+  t.equal(state.charges[0].status, 'pending', 'still pending');
+  const [queued] = await api.ownerSql<{ n: number }[]>`select count(*)::int as n from graphile_worker.jobs where key = ${`billing_receipt:${reference}`}`;
+  t.equal(queued!.n, 0, 'no receipt queued either');
+  // The provider answers "paid" the next time (the simulator's pending number stands in; settled directly as the poll would).
+  const before = Date.now();
+  await api.ownerSql`select charge_settle(${reference}, 'succeeded')`;
+  await api.ownerSql`select charge_settle(${reference}, 'succeeded')`;
+  const after = await billing(owner.token);
+  t.equal(after.status, 'active');
+  t.ok(Math.abs(Date.parse(after.subscription_ends_at) - (before + 30 * DAY)) < 60_000, 'one period');
+});

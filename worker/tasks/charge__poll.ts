@@ -1,6 +1,7 @@
 import type { Task } from 'graphile-worker';
 import { z } from 'zod';
 import { providerNamed, type PaymentStatus } from '../../api/billing/providers/index.ts';
+import type { WorkerContext } from '../context.ts';
 
 const Payload = z.object({ reference: z.string().min(1).max(64), attempt: z.number().int().min(0).default(0) });
 
@@ -17,10 +18,10 @@ export const pollDelayMs = (attempt: number) => Math.min(10_000 * 2 ** attempt, 
  * is expired. Safe to run twice or to crash anywhere: a settled charge is left alone, and a crash
  * between the provider's answer and the commit only means the next poll asks again.
  */
-export const chargePoll: Task = async (raw, helpers) => {
+export const chargePoll = (ctx: WorkerContext): Task => async (raw, helpers) => {
   const { reference, attempt } = Payload.parse(raw);
-  const { rows } = await helpers.query<{ status: string; provider: string; amount_xaf: string; phone: string; method: 'carrier1_momo' | 'carrier2_money'; age_ms: number }>(
-    `select status, provider, amount_xaf, phone, method, extract(epoch from now() - created_at) * 1000 as age_ms
+  const { rows } = await helpers.query<{ id: string; status: string; provider: string; amount_xaf: string; phone: string; method: 'carrier1_momo' | 'carrier2_money'; age_ms: number }>(
+    `select id, status, provider, amount_xaf, phone, method, extract(epoch from now() - created_at) * 1000 as age_ms
        from subscription_charges where reference = $1`,
     [reference],
   );
@@ -32,7 +33,13 @@ export const chargePoll: Task = async (raw, helpers) => {
   }
   let answer: PaymentStatus;
   try {
-    answer = await providerNamed(charge.provider).paymentStatus({ reference, amountXaf: Number(charge.amount_xaf), phone: charge.phone, method: charge.method });
+    answer = await providerNamed(ctx.config, charge.provider).paymentStatus({
+      reference,
+      chargeId: charge.id,
+      amountXaf: Number(charge.amount_xaf),
+      phone: charge.phone,
+      method: charge.method,
+    });
   } catch (error) {
     helpers.logger.warn(`charge ${reference}: the provider could not be asked (${(error as Error).message}); polling again later`);
     answer = { status: 'pending' };

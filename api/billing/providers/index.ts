@@ -1,20 +1,33 @@
 import type { Config } from '../../config.ts';
+import { mtnMomo } from './mtn-momo.ts';
 import { simulator } from './simulator.ts';
 import type { MobileMoneyProvider } from './types.ts';
 
 export type { MobileMoneyProvider, PaymentRequest, PaymentStatus } from './types.ts';
 
-/** The providers by name (`MOBILE_MONEY_PROVIDER`). */
-const PROVIDERS: Record<string, MobileMoneyProvider> = { simulator };
+export type ProviderName = Config['MOBILE_MONEY_PROVIDER'];
 
-/** The provider of a charge: the one named when it was asked (a charge is always polled where it was sent). */
-export function providerNamed(name: string): MobileMoneyProvider {
-  const provider = PROVIDERS[name];
+/** The providers of one configuration, built once (the MoMo connector keeps its access token). */
+const built = new WeakMap<Config, Record<ProviderName, MobileMoneyProvider>>();
+
+function providersOf(config: Config): Record<ProviderName, MobileMoneyProvider> {
+  let providers = built.get(config);
+  if (!providers) {
+    providers = { simulator, mtn_momo: mtnMomo(config) };
+    built.set(config, providers);
+  }
+  return providers;
+}
+
+/** The provider a charge was sent to: it is always polled there. */
+export function providerNamed(config: Config, name: string): MobileMoneyProvider {
+  const provider = providersOf(config)[name as ProviderName];
   if (!provider) throw new Error(`unknown mobile-money provider ${name}`);
   return provider;
 }
 
-/** The provider new charges go to. */
-export function providerFor(config: Pick<Config, 'MOBILE_MONEY_PROVIDER'>): MobileMoneyProvider {
-  return providerNamed(config.MOBILE_MONEY_PROVIDER);
+/** The provider a new charge of `method` goes to: the method's own (MOBILE_MONEY_PROVIDER_<METHOD>), else MOBILE_MONEY_PROVIDER. */
+export function providerFor(config: Config, method: 'carrier1_momo' | 'carrier2_money'): MobileMoneyProvider {
+  const name = (method === 'carrier1_momo' ? config.MOBILE_MONEY_PROVIDER_CARRIER1_MOMO : config.MOBILE_MONEY_PROVIDER_CARRIER2_MONEY) ?? config.MOBILE_MONEY_PROVIDER;
+  return providersOf(config)[name];
 }

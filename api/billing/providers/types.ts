@@ -5,6 +5,8 @@
  */
 export interface PaymentRequest {
   reference: string;
+  /** The charge's id (a UUID): what names the request at a provider that wants one (MTN's X-Reference-Id). */
+  chargeId: string;
   amountXaf: number;
   /** The payer's number as typed by the owner. */
   phone: string;
