@@ -3,6 +3,7 @@ import { addStaff, createProduct, expireSubscription, registerShop, waitFor } fr
 import { startMailbox, startMailWorker } from '../support/mailbox.ts';
 import { expectError, expectInvalid, FORBIDDEN } from '../support/replies.ts';
 import { startService } from '../support/service.ts';
+import { CRONTAB } from '../../worker/worker.ts';
 
 /**
  * Subscription billing (CONTRACT section 10) with the default simulator provider, which decides by
@@ -32,6 +33,10 @@ async function stopPolling(reference: string): Promise<void> {
     return row!.n === 0;
   }, 'the charge\'s poll to be removed');
 }
+
+t.test('the renewal reminders are on the crontab, hourly, with a pinned id', async (t) => {
+  t.match(CRONTAB, /^20 \* \* \* \* billing__remind_renewal \?id=billing_remind_renewal$/m);
+});
 
 t.test('the plans: a monthly and a yearly one in XAF, for any shop user', async (t) => {
   const owner = await shop();
