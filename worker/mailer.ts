@@ -1,11 +1,19 @@
+import { createHash } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import nodemailer from 'nodemailer';
+import type { JobHelpers } from 'graphile-worker';
 import type pg from 'pg';
 
 /** Text for an HTML part. */
 export const escapeHtml = (value: string) =>
   value.replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch]!);
+
+/** Integer XAF in a mail's language: `12 500 FCFA` in French, `12,500 FCFA` in English. */
+export function xafFormatter(locale: 'fr' | 'en'): (amount: number) => string {
+  const number = new Intl.NumberFormat(locale === 'fr' ? 'fr-FR' : 'en-GB', { maximumFractionDigits: 0 });
+  return (amount) => `${number.format(amount).replace(/\u202f|\u00a0/g, ' ')} FCFA`;
+}
 
 export interface Mail {
   to: string;
@@ -83,4 +91,28 @@ export function sendOnce(mailer: Mailer, pool: pg.Pool): Mailer {
       }
     },
   };
+}
+
+/**
+ * Mails a shop's staff of the given roles (not deleted, oldest first), each once: the key of each
+ * message is `key` and a hash of its recipient, so a job run again sends nothing twice (sendOnce).
+ * Answers how many were written to.
+ */
+export async function mailShopStaff(
+  mailer: Mailer,
+  query: JobHelpers['query'],
+  shopId: string,
+  roles: readonly ('owner' | 'manager' | 'cashier')[],
+  mail: Omit<Mail, 'to' | 'key'>,
+  key: string,
+): Promise<number> {
+  const { rows } = await query<{ email: string }>(
+    `select email from users where shop_id = $1 and role = any($2::text[]) and deleted_at is null order by created_at`,
+    [shopId, roles],
+  );
+  for (const { email } of rows) {
+    const recipient = createHash('sha256').update(email).digest('hex').slice(0, 12);
+    await mailer.send({ ...mail, to: email, key: `${key}.${recipient}` });
+  }
+  return rows.length;
 }

@@ -1,8 +1,7 @@
-import { createHash } from 'node:crypto';
 import type { Task } from 'graphile-worker';
 import { z } from 'zod';
 import type { WorkerContext } from '../context.ts';
-import { escapeHtml } from '../mailer.ts';
+import { escapeHtml, mailShopStaff } from '../mailer.ts';
 
 const Payload = z.object({ shop_id: z.uuid(), day: z.iso.date() });
 
@@ -107,14 +106,7 @@ export function alertsSendDigest(ctx: WorkerContext): Task {
       ),
       `<p>${escapeHtml(t.outro)}</p>`,
     ].join('\n');
-    const { rows: recipients } = await helpers.query<{ email: string }>(
-      `select email from users where shop_id = $1 and role in ('owner', 'manager') and deleted_at is null order by created_at`,
-      [shop_id],
-    );
-    for (const { email } of recipients) {
-      const recipient = createHash('sha256').update(email).digest('hex').slice(0, 12);
-      await ctx.mailer.send({ to: email, subject: t.subject(shop.name, alerts.length), text, html, key: `alerts-digest.${shop_id}.${day}.${recipient}` });
-    }
-    ctx.log.info({ task: 'alerts__send_digest', shop_id, day, alerts: alerts.length, recipients: recipients.length }, 'stock digest sent');
+    const recipients = await mailShopStaff(ctx.mailer, helpers.query, shop_id, ['owner', 'manager'], { subject: t.subject(shop.name, alerts.length), text, html }, `alerts-digest.${shop_id}.${day}`);
+    ctx.log.info({ task: 'alerts__send_digest', shop_id, day, alerts: alerts.length, recipients }, 'stock digest sent');
   };
 }

@@ -1,8 +1,7 @@
-import { createHash } from 'node:crypto';
 import type { Task } from 'graphile-worker';
 import { z } from 'zod';
 import type { WorkerContext } from '../context.ts';
-import { escapeHtml } from '../mailer.ts';
+import { escapeHtml, mailShopStaff, xafFormatter } from '../mailer.ts';
 
 const Payload = z.object({ reference: z.string().min(1).max(64) });
 
@@ -61,20 +60,12 @@ export function billingEmailReceipt(ctx: WorkerContext): Task {
     if (!receipt) return;
     const locale = receipt.locale === 'en' ? 'en' : 'fr';
     const t = TEXT[locale];
-    const number = new Intl.NumberFormat(locale === 'fr' ? 'fr-FR' : 'en-GB', { maximumFractionDigits: 0 });
-    const xaf = (amount: number) => `${number.format(amount).replace(/\u202f|\u00a0/g, ' ')} FCFA`;
+    const xaf = xafFormatter(locale);
     const day = (date: Date) => new Intl.DateTimeFormat(locale === 'fr' ? 'fr-FR' : 'en-GB', { dateStyle: 'long', timeZone: receipt.timezone }).format(date);
     const lines = t.lines(receipt, xaf, day);
     const subject = t.subject(receipt.shop_name);
     const text = [subject, '', ...lines, '', t.thanks, ''].join('\n');
     const html = [`<h2>${escapeHtml(subject)}</h2>`, ...lines.map((line) => `<p>${escapeHtml(line)}</p>`), `<p>${escapeHtml(t.thanks)}</p>`].join('\n');
-    const { rows: owners } = await helpers.query<{ email: string }>(
-      `select email from users where shop_id = $1 and role = 'owner' and deleted_at is null order by created_at`,
-      [receipt.shop_id],
-    );
-    for (const { email } of owners) {
-      const recipient = createHash('sha256').update(email).digest('hex').slice(0, 12);
-      await ctx.mailer.send({ to: email, subject, text, html, key: `billing-receipt.${reference}.${recipient}` });
-    }
+    await mailShopStaff(ctx.mailer, helpers.query, receipt.shop_id, ['owner'], { subject, text, html }, `billing-receipt.${reference}`);
   };
 }

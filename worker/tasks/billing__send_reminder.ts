@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Task } from 'graphile-worker';
 import { z } from 'zod';
 import type { WorkerContext } from '../context.ts';
-import { escapeHtml } from '../mailer.ts';
+import { escapeHtml, mailShopStaff } from '../mailer.ts';
 
 const Payload = z.object({ shop_id: z.uuid(), ends_at: z.string() });
 
@@ -42,14 +42,7 @@ export function billingSendReminder(ctx: WorkerContext): Task {
     const lines = t.body(day);
     const text = [subject, '', ...lines, ''].join('\n');
     const html = [`<h2>${escapeHtml(subject)}</h2>`, ...lines.map((line) => `<p>${escapeHtml(line)}</p>`)].join('\n');
-    const { rows: owners } = await helpers.query<{ email: string }>(
-      `select email from users where shop_id = $1 and role = 'owner' and deleted_at is null order by created_at`,
-      [shop_id],
-    );
     const end = createHash('sha256').update(ends_at).digest('hex').slice(0, 8);
-    for (const { email } of owners) {
-      const recipient = createHash('sha256').update(email).digest('hex').slice(0, 12);
-      await ctx.mailer.send({ to: email, subject, text, html, key: `billing-reminder.${shop_id}.${end}.${recipient}` });
-    }
+    await mailShopStaff(ctx.mailer, helpers.query, shop_id, ['owner'], { subject, text, html }, `billing-reminder.${shop_id}.${end}`);
   };
 }

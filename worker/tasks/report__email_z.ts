@@ -1,8 +1,7 @@
-import { createHash } from 'node:crypto';
 import type { Task } from 'graphile-worker';
 import { z } from 'zod';
 import type { WorkerContext } from '../context.ts';
-import { escapeHtml } from '../mailer.ts';
+import { escapeHtml, mailShopStaff, xafFormatter } from '../mailer.ts';
 
 const Payload = z.object({ shop_id: z.uuid(), day: z.iso.date() });
 
@@ -72,22 +71,14 @@ export function reportEmailZ(ctx: WorkerContext): Task {
     if (!found) return;
     const locale = found.locale === 'en' ? 'en' : 'fr';
     const t = TEXT[locale];
-    const number = new Intl.NumberFormat(locale === 'fr' ? 'fr-FR' : 'en-GB', { maximumFractionDigits: 0 });
-    const xaf = (amount: number) => `${number.format(amount).replace(/\u202f|\u00a0/g, ' ')} FCFA`;
+    const xaf = xafFormatter(locale);
     const z = found.report;
     const colon = locale === 'fr' ? ' :' : ':';
     const paymentLines = z.payments.map((payment) => `- ${METHODS[locale][payment.method] ?? payment.method}${colon} ${xaf(payment.amount_xaf)}`);
     const lines = [...t.lines(z, xaf), '', `${t.payments}${colon}`, ...paymentLines];
     const text = [t.subject(found.name, z), '', ...lines, '', t.outro, ''].join('\n');
     const html = [`<h2>${escapeHtml(t.subject(found.name, z))}</h2>`, ...lines.map((line) => (line ? `<p>${escapeHtml(line)}</p>` : '')), `<p>${escapeHtml(t.outro)}</p>`].join('\n');
-    const { rows: owners } = await helpers.query<{ email: string }>(
-      `select email from users where shop_id = $1 and role = 'owner' and deleted_at is null order by created_at`,
-      [shop_id],
-    );
-    for (const { email } of owners) {
-      const recipient = createHash('sha256').update(email).digest('hex').slice(0, 12);
-      await ctx.mailer.send({ to: email, subject: t.subject(found.name, z), text, html, key: `z-report.${shop_id}.${day}.${recipient}` });
-    }
-    ctx.log.info({ task: 'report__email_z', shop_id, day, recipients: owners.length }, 'Z report mailed');
+    const recipients = await mailShopStaff(ctx.mailer, helpers.query, shop_id, ['owner'], { subject: t.subject(found.name, z), text, html }, `z-report.${shop_id}.${day}`);
+    ctx.log.info({ task: 'report__email_z', shop_id, day, recipients }, 'Z report mailed');
   };
 }

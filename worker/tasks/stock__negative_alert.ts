@@ -1,8 +1,7 @@
-import { createHash } from 'node:crypto';
 import type { Task } from 'graphile-worker';
 import { z } from 'zod';
 import type { WorkerContext } from '../context.ts';
-import { escapeHtml } from '../mailer.ts';
+import { escapeHtml, mailShopStaff } from '../mailer.ts';
 
 const Payload = z.object({
   shop_id: z.uuid(),
@@ -57,18 +56,11 @@ export function stockNegativeAlert(ctx: WorkerContext): Task {
       ctx.log.info({ task: 'stock__negative_alert', product_id: payload.product_id }, 'stock alert skipped: no longer negative');
       return;
     }
-    const { rows: recipients } = await helpers.query<{ email: string }>(
-      `select email from users where shop_id = $1 and role in ('owner', 'manager') and deleted_at is null order by created_at`,
-      [payload.shop_id],
-    );
     const t = TEXT[item.locale];
     const onHand = String(Number(item.on_hand));
     const text = [t.body(item.item, onHand, item.shop_name), '', t.advice, ''].join('\n');
     const html = `<p>${escapeHtml(t.body(item.item, onHand, item.shop_name))}</p>\n<p>${escapeHtml(t.advice)}</p>`;
-    for (const { email } of recipients) {
-      const recipient = createHash('sha256').update(email).digest('hex').slice(0, 12);
-      await ctx.mailer.send({ to: email, subject: t.subject(item.item), text, html, key: `stock-alert.${payload.movement_id}.${helpers.job.id}.${recipient}` });
-    }
-    ctx.log.info({ task: 'stock__negative_alert', product_id: payload.product_id, recipients: recipients.length }, 'stock alert sent');
+    const recipients = await mailShopStaff(ctx.mailer, helpers.query, payload.shop_id, ['owner', 'manager'], { subject: t.subject(item.item), text, html }, `stock-alert.${payload.movement_id}.${helpers.job.id}`);
+    ctx.log.info({ task: 'stock__negative_alert', product_id: payload.product_id, recipients }, 'stock alert sent');
   };
 }
