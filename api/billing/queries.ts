@@ -41,9 +41,11 @@ export async function findPlan(tx: Tx, id: string): Promise<Plan | null> {
 
 /** The caller's shop's subscription: its dates, the plan of its last charge that succeeded, its newest charges. */
 export async function billingOf(tx: Tx) {
-  const [shop] = await tx<{ trial_ends_at: Date; subscription_ends_at: Date | null; plan_id: string | null }[]>`
+  const [shop] = await tx<{ trial_ends_at: Date; subscription_ends_at: Date | null; plan: Plan | null }[]>`
     select s.trial_ends_at, s.subscription_ends_at,
-           (select c.plan_id from subscription_charges c where c.shop_id = s.id and c.status = 'succeeded' order by c.settled_at desc, c.id limit 1) as plan_id
+           (select case when p.active then jsonb_build_object('id', p.id, 'name', p.name, 'price_xaf', p.price_xaf, 'period_days', p.period_days) end
+              from subscription_charges c join plans p on p.id = c.plan_id
+             where c.shop_id = s.id and c.status = 'succeeded' order by c.settled_at desc, c.id limit 1) as plan
       from shops s where s.id = app_shop_id()`;
   const charges = await tx<ChargeRow[]>`
     select ${tx(CHARGE_COLUMNS)} from subscription_charges where shop_id = app_shop_id() order by created_at desc, id desc limit 20`;

@@ -13,7 +13,7 @@ import { authenticate, requireRole } from '../middleware/auth.ts';
 import { newRouter } from '../router.ts';
 import { subscriptionStatus } from '../shop/queries.ts';
 import { bearer, jsonBody, jsonResponse, one, pickErrors } from '../schemas.ts';
-import { providerFor, providerNamed } from './providers/index.ts';
+import { chargeStatus, providerFor } from './providers/index.ts';
 import { billingOf, findCharge, findPlan, insertCharge, listPlans, newReference, settleCharge, toCharge } from './queries.ts';
 import { Billing, Charge, Plan, ReferenceParam, SubscribeBody } from './schemas.ts';
 
@@ -79,14 +79,13 @@ export const billingRoutes = newRouter()
   .openapi(plansRoute, async (c) => c.json({ data: await listPlans(c.var.tx) }, 200))
   .openapi(billingRoute, async (c) => {
     const { shop, charges } = await billingOf(c.var.tx);
-    const plan = shop.plan_id ? await findPlan(c.var.tx, shop.plan_id) : null;
     return c.json(
       {
         data: {
           status: subscriptionStatus(shop),
           trial_ends_at: shop.trial_ends_at.toISOString(),
           subscription_ends_at: shop.subscription_ends_at?.toISOString() ?? null,
-          plan,
+          plan: shop.plan,
           charges,
         },
       },
@@ -117,13 +116,7 @@ export const billingRoutes = newRouter()
     if (charge.status !== 'pending') return c.json({ data: toCharge(charge) }, 200);
     let answer;
     try {
-      answer = await providerNamed(c.var.deps.config, charge.provider).paymentStatus({
-        reference,
-        chargeId: charge.id,
-        amountXaf: Number(charge.amount_xaf),
-        phone: charge.phone,
-        method: charge.method,
-      });
+      answer = await chargeStatus(c.var.deps.config, charge);
     } catch (error) {
       c.var.log.warn({ reference, provider: charge.provider, error: (error as Error).message }, 'the provider could not be asked');
       return c.json({ data: toCharge(charge) }, 200);

@@ -1,6 +1,6 @@
 import type { Task } from 'graphile-worker';
 import { z } from 'zod';
-import { providerNamed, type PaymentStatus } from '../../api/billing/providers/index.ts';
+import { chargeStatus, type PaymentStatus, type StoredCharge } from '../../api/billing/providers/index.ts';
 import type { WorkerContext } from '../context.ts';
 
 const Payload = z.object({ reference: z.string().min(1).max(64), attempt: z.number().int().min(0).default(0) });
@@ -20,7 +20,7 @@ export const pollDelayMs = (attempt: number) => Math.min(10_000 * 2 ** attempt, 
  */
 export const chargePoll = (ctx: WorkerContext): Task => async (raw, helpers) => {
   const { reference, attempt } = Payload.parse(raw);
-  const { rows } = await helpers.query<{ id: string; status: string; provider: string; amount_xaf: string; phone: string; method: 'carrier1_momo' | 'carrier2_money'; age_ms: number }>(
+  const { rows } = await helpers.query<Omit<StoredCharge, 'reference'> & { status: string; age_ms: number }>(
     `select id, status, provider, amount_xaf, phone, method, extract(epoch from now() - created_at) * 1000 as age_ms
        from subscription_charges where reference = $1`,
     [reference],
@@ -33,13 +33,7 @@ export const chargePoll = (ctx: WorkerContext): Task => async (raw, helpers) => 
   }
   let answer: PaymentStatus;
   try {
-    answer = await providerNamed(ctx.config, charge.provider).paymentStatus({
-      reference,
-      chargeId: charge.id,
-      amountXaf: Number(charge.amount_xaf),
-      phone: charge.phone,
-      method: charge.method,
-    });
+    answer = await chargeStatus(ctx.config, { ...charge, reference });
   } catch (error) {
     helpers.logger.warn(`charge ${reference}: the provider could not be asked (${(error as Error).message}); polling again later`);
     answer = { status: 'pending' };
