@@ -8,7 +8,8 @@ import { createRoute, z } from '@hono/zod-openapi';
 import type { Tx } from '../db.ts';
 import { authenticate, requireRole } from '../middleware/auth.ts';
 import { newRouter } from '../router.ts';
-import { bearer, IsoDate, jsonResponse, one, pickErrors, TO_NOT_BEFORE_FROM, toNotBeforeFrom, Uuid } from '../schemas.ts';
+import { bearer, jsonResponse, one, pickErrors, TO_NOT_BEFORE_FROM, toNotBeforeFrom, Uuid } from '../schemas.ts';
+import { period } from './schemas.ts';
 
 export const readers = [authenticate, requireRole('manager')];
 export const tags = ['Reports'];
@@ -20,14 +21,11 @@ export const PERIOD_RULES =
   'Days (`YYYY-MM-DD`) of the shop\'s time zone, both included. `to` before `from` is a 422 on `to`, `from` after today a 422 on `from`, ' +
   `a period longer than ${MAX_PERIOD_DAYS} days (3 years) a 422 on \`to\`. A \`to\` after today is accepted: the days to come count for nothing.`;
 
-const fromParam = IsoDate.openapi({ param: { name: 'from', in: 'query' }, description: 'First day (`YYYY-MM-DD`, shop time zone).' });
-const toParam = IsoDate.openapi({ param: { name: 'to', in: 'query' }, description: 'Last day, included; on or after `from`.' });
-
 /** `from` and `to` both required (sales summary). */
-export const RequiredPeriod = z.object({ from: fromParam, to: toParam }).refine(toNotBeforeFrom, TO_NOT_BEFORE_FROM());
+export const RequiredPeriod = z.object(period).refine(toNotBeforeFrom, TO_NOT_BEFORE_FROM());
 /** `from` and `to` optional: the last 30 days by default (margin, losses, analytics). */
 export const OptionalPeriod = z
-  .object({ from: fromParam.optional(), to: toParam.optional() })
+  .object({ from: period.from.optional(), to: period.to.optional() })
   .refine(toNotBeforeFrom, TO_NOT_BEFORE_FROM());
 
 const Xaf = z.number().int();

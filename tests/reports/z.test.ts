@@ -7,7 +7,7 @@ import { expectError, expectInvalid, FORBIDDEN } from '../support/replies.ts';
 import { startService } from '../support/service.ts';
 import { openShift, refundSale, sell, voidSale } from '../sales/sale-fixtures.ts';
 import { offlineSale, pairDevice, push } from '../sync/sync-fixtures.ts';
-import { backdate as backdateShop, seal as sealDays, shopDay as dayOf } from './report-fixtures.ts';
+import { backdate as backdateShop, journalByDay, seal as sealDays, shopDay as dayOf } from './report-fixtures.ts';
 
 /**
  * The Z (GET /reports/z) and its nightly sealing (report__seal_z in a real graphile-worker). Days
@@ -25,13 +25,7 @@ const seal = (times = 1) => sealDays(api, times);
 const z = (token: string, date?: string) => api.request('GET', `/reports/z${date ? `?date=${date}` : ''}`, { token });
 
 /** What the journal posted to `account` (credit minus debit) on the shop's day. */
-async function journalNet(shopId: string, account: string, day: string): Promise<number> {
-  const [row] = await api.ownerSql<{ net: number }[]>`
-    select coalesce(sum(l.credit_xaf - l.debit_xaf), 0)::bigint as net
-      from journal_lines l join journal_entries e on e.id = l.entry_id join shops s on s.id = e.shop_id
-     where e.shop_id = ${shopId} and (e.posted_at at time zone s.timezone)::date = ${day}::date and l.account = ${account}`;
-  return Number(row!.net);
-}
+const journalNet = async (shopId: string, account: string, day: string) => (await journalByDay(api, shopId, account)).get(day) ?? 0;
 
 async function zShop(locale: 'fr' | 'en' = 'fr') {
   const owner = await registerShop(api, { shop_name: 'Quincaillerie du Port' });
