@@ -27,10 +27,10 @@ export async function inTenant<T>(
   try {
     const begun = (options.readOnly ? connection`begin read only` : connection`begin`).execute();
     const scoped = connection`select set_config('app.shop_id', ${scope.shopId ?? ''}, true), set_config('app.user_id', ${scope.userId ?? ''}, true)`.execute();
-    // The body settles before anything else is sent: a statement it still had in flight must never
-    // run after the rollback, outside the transaction.
     // `check` (a cached caller's session, authenticate) goes out before the body's first statement.
     const checked = options.check ? options.check(connection as unknown as Tx) : Promise.resolve();
+    // The body settles before anything else is sent: a statement it still had in flight must never
+    // run after the rollback, outside the transaction.
     const [begin, scope_, check, outcome] = await Promise.allSettled([begun, scoped, checked, body(connection as unknown as Tx)]);
     const failure = [begin, scope_, check, outcome].find((settled) => settled.status === 'rejected');
     if (failure) {
