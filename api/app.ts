@@ -6,6 +6,8 @@ import { accountRoutes } from './account/routes.ts';
 import { alertRoutes } from './alerts/routes.ts';
 import { authRoutes } from './auth/routes.ts';
 import { billingRoutes } from './billing/routes.ts';
+import { adminRoutes } from './partners/admin-routes.ts';
+import { partnerRoutes } from './partners/routes.ts';
 import { categoryRoutes } from './categories/routes.ts';
 import { creditRoutes } from './credit/routes.ts';
 import { customerRoutes } from './customers/routes.ts';
@@ -148,7 +150,9 @@ export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
     .route('/', deviceRoutes)
     .route('/', syncRoutes)
     .route('/', reportRoutes)
-    .route('/', billingRoutes);
+    .route('/', billingRoutes)
+    .route('/', partnerRoutes)
+    .route('/', adminRoutes);
 
   app.route('/', healthRoutes);
   app.route('/', docsRoutes);

@@ -13,6 +13,8 @@ import { billingEmailReceipt } from './tasks/billing__email_receipt.ts';
 import { billingRemindRenewal } from './tasks/billing__remind_renewal.ts';
 import { billingSendReminder } from './tasks/billing__send_reminder.ts';
 import { chargePoll } from './tasks/charge__poll.ts';
+import { commissionAccrue } from './tasks/commission__accrue.ts';
+import { commissionMarkPayable } from './tasks/commission__mark_payable.ts';
 import { mailPruneSent } from './tasks/mail__prune_sent.ts';
 import { reportEmailZ } from './tasks/report__email_z.ts';
 import { reportSealZ } from './tasks/report__seal_z.ts';
@@ -36,6 +38,8 @@ export function taskList(ctx: WorkerContext): TaskList {
     billing__email_receipt: billingEmailReceipt(ctx),
     billing__remind_renewal: billingRemindRenewal,
     billing__send_reminder: billingSendReminder(ctx),
+    commission__accrue: commissionAccrue,
+    commission__mark_payable: commissionMarkPayable,
   };
 }
 
@@ -49,6 +53,8 @@ export const CRONTAB = [
   '10 * * * * report__seal_z ?id=report_seal_z&fill=1d',
   // Hourly: a shop whose subscription ends within 3 days is reminded once per end.
   '20 * * * * billing__remind_renewal ?id=billing_remind_renewal',
+  // Daily, with a day of backfill: commission lines past their 14-day refund window become payable.
+  '30 2 * * * commission__mark_payable ?id=commission_mark_payable&fill=1d',
 ].join('\n');
 
 function workerLogger(log: Logger): WorkerLogger {

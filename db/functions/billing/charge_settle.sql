@@ -3,6 +3,7 @@
 -- subscription by the plan's period from the later of now and its current end; 'failed' (with the
 -- provider's reason) and 'expired' end it. The charge is locked first: once settled, every later
 -- call, concurrent or not, finds it settled and changes nothing, so a charge activates at most once.
+-- A success queues the owners' receipt and, for a referred shop, its partner's commission.
 -- Returns the charge as it stands. Definer: the app may not write shops' subscriptions itself.
 create or replace function charge_settle(p_reference text, p_status text, p_failure_reason text default null)
   returns subscription_charges
@@ -13,6 +14,7 @@ declare
   charge subscription_charges;
   plan plans;
   ends timestamptz;
+  referrer uuid;
 begin
   if p_status not in ('pending', 'succeeded', 'failed', 'expired') then
     raise exception 'charge_settle: unknown status %', p_status;
@@ -32,9 +34,13 @@ begin
     select * into plan from plans where id = charge.plan_id;
     update shops set subscription_ends_at = greatest(now(), coalesce(subscription_ends_at, now())) + make_interval(days => plan.period_days)
      where id = charge.shop_id
-    returning subscription_ends_at into ends;
+    returning subscription_ends_at, partner_id into ends, referrer;
     -- The payment's receipt to the owners, queued with the activation (billing__email_receipt).
     perform enqueue_job('billing__email_receipt', jsonb_build_object('reference', charge.reference), 'billing_receipt:' || charge.reference);
+    -- A referred shop's partner accrues its commission on the payment (commission__accrue).
+    if referrer is not null then
+      perform enqueue_job('commission__accrue', jsonb_build_object('reference', charge.reference), 'commission_accrue:' || charge.reference);
+    end if;
   end if;
   update subscription_charges
      set status = p_status, failure_reason = case when p_status = 'failed' then left(coalesce(p_failure_reason, 'failed'), 120) end,

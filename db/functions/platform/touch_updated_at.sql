@@ -26,3 +26,5 @@ create or replace trigger suppliers_touch before update on suppliers for each ro
 create or replace trigger batches_touch before update on batches for each row execute function touch_updated_at();
 create or replace trigger purchases_touch before update on purchases for each row execute function touch_updated_at();
 create or replace trigger quotes_touch before update on quotes for each row execute function touch_updated_at();
+create or replace trigger partners_touch before update on partners for each row execute function touch_updated_at();
+create or replace trigger partner_commissions_touch before update on partner_commissions for each row execute function touch_updated_at();

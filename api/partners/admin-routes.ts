@@ -1,0 +1,131 @@
+/**
+ * Platform administration of sales partners (CONTRACT section 11): partners with their referral and
+ * commission totals, their creation (with their login) and their terms, the commission ledger across
+ * partners, and payouts. Only an administrator token passes (`requireKind('admin')`); the first
+ * administrator comes from `npm run admin:create`. A partner's own pages are routes.ts.
+ */
+import { randomUUID } from 'node:crypto';
+import { createRoute } from '@hono/zod-openapi';
+import type { MiddlewareHandler } from 'hono';
+import type { AppEnv } from '../env.ts';
+import { errors } from '../errors.ts';
+import { decodeCursor, page } from '../lib/pagination.ts';
+import { hashPassword } from '../lib/password.ts';
+import { authenticate, requireKind } from '../middleware/auth.ts';
+import { newRouter } from '../router.ts';
+import { bearer, jsonBody, jsonResponse, many, one, pickErrors } from '../schemas.ts';
+import { createPartner, listLines, listPartners, setLineStatus, updatePartner } from './queries.ts';
+import { TimeKey } from './routes.ts';
+import {
+  AdminCommissionQuery,
+  CommissionLine,
+  CreatePartnerBody,
+  DEFAULT_COMMISSION_MONTHS,
+  DEFAULT_COMMISSION_RATE,
+  PartnerListQuery,
+  PartnerParam,
+  PartnerRecord,
+  PayBody,
+  PayResult,
+  UpdatePartnerBody,
+} from './schemas.ts';
+
+const admins: MiddlewareHandler<AppEnv>[] = [authenticate, requireKind('admin')];
+const tags = ['Administration'];
+
+const list = createRoute({
+  method: 'get',
+  path: '/admin/partners',
+  tags,
+  summary: 'All partners with referral and commission totals (administrator)',
+  description: 'Newest first. `active_shops`: referred shops whose paid subscription runs now.',
+  security: bearer,
+  middleware: admins,
+  request: { query: PartnerListQuery },
+  responses: { 200: jsonResponse('Partners.', many(PartnerRecord)), ...pickErrors(401, 403, 422) },
+});
+
+const create = createRoute({
+  method: 'post',
+  path: '/admin/partners',
+  tags,
+  summary: 'Create a partner and its cross-tenant login (administrator)',
+  description:
+    `The partner logs in with its e-mail and password at POST /auth/login (\`user.kind\` \`partner\`, no shop). Unset terms take the defaults: ` +
+    `commission_rate ${DEFAULT_COMMISSION_RATE}, commission_months ${DEFAULT_COMMISSION_MONTHS}. An e-mail any account already has, or a code another ` +
+    'partner has (whatever the case), is a 422 on its key. The partner starts `active`.',
+  security: bearer,
+  middleware: admins,
+  request: { body: jsonBody(CreatePartnerBody) },
+  responses: { 201: jsonResponse('The partner.', one(PartnerRecord)), ...pickErrors(400, 401, 403, 413, 422) },
+});
+
+const update = createRoute({
+  method: 'put',
+  path: '/admin/partners/{id}',
+  tags,
+  summary: 'Update a partner (administrator)',
+  description:
+    'Every field is optional; those given change. A new rate or number of months applies to commissions accrued from then on. A suspended partner ' +
+    'accrues nothing new and refers no new shop (a shop registering with its code is kept unreferred); it may still log in and read its pages.',
+  security: bearer,
+  middleware: admins,
+  request: { params: PartnerParam, body: jsonBody(UpdatePartnerBody) },
+  responses: { 200: jsonResponse('The partner.', one(PartnerRecord)), ...pickErrors(400, 401, 403, 404, 413, 422) },
+});
+
+const ledger = createRoute({
+  method: 'get',
+  path: '/admin/partner-commissions',
+  tags,
+  summary: 'Commission ledger across all partners (administrator)',
+  description: 'Newest first; filters by partner (`partner_id`, or `partner`), status, and UTC days of accrual (`from`, `to`).',
+  security: bearer,
+  middleware: admins,
+  request: { query: AdminCommissionQuery },
+  responses: { 200: jsonResponse('Commission lines.', many(CommissionLine)), ...pickErrors(401, 403, 422) },
+});
+
+const pay = createRoute({
+  method: 'post',
+  path: '/admin/partner-commissions/pay',
+  tags,
+  summary: 'Mark commissions paid out or payable (administrator)',
+  description: [
+    'Sets the status (default `paid`) of the lines given by `ids`, or, without ids, of `partner_id`\'s lines one step behind it: `paid` pays every',
+    '`payable` line (a line still in its 14-day refund window is paid only by id), `payable` releases every `pending` one, `pending` holds back every',
+    '`payable` one. `payout_reference` is recorded on each line. One transaction: an unknown partner_id, an unknown id, or, when partner_id is given',
+    'too, an id of another partner\'s line is a 422 on its key (`partner_id`, `ids.N`) and nothing changes. `paid` stamps `paid_at`; a line',
+    'put back to `pending` is held there (the daily task no longer makes it payable). Answers the lines changed and their total.',
+  ].join(' '),
+  security: bearer,
+  middleware: admins,
+  request: { body: jsonBody(PayBody) },
+  responses: { 200: jsonResponse('The lines now in the status.', one(PayResult)), ...pickErrors(400, 401, 403, 413, 422) },
+});
+
+export const adminRoutes = newRouter()
+  .openapi(list, async (c) => {
+    const { limit, cursor, ...filter } = c.req.valid('query');
+    const found = await listPartners(c.var.tx, filter, limit, decodeCursor(cursor, TimeKey));
+    const { rows, nextCursor } = page(found, limit, (row) => [row.cursorAt, row.partner.id]);
+    return c.json({ data: rows.map((row) => row.partner), meta: { next_cursor: nextCursor } }, 200);
+  })
+  .openapi(create, async (c) => {
+    const body = c.req.valid('json');
+    const passwordHash = await hashPassword(body.password, c.var.deps.config.BCRYPT_ROUNDS);
+    return c.json({ data: await createPartner(c.var.tx, randomUUID(), body, passwordHash) }, 201);
+  })
+  .openapi(update, async (c) => {
+    const partner = await updatePartner(c.var.tx, c.req.valid('param').id, c.req.valid('json'));
+    if (!partner) throw errors.notFound();
+    return c.json({ data: partner }, 200);
+  })
+  .openapi(ledger, async (c) => {
+    const { limit, cursor, partner, partner_id, ...filter } = c.req.valid('query');
+    const found = await listLines(c.var.tx, { ...filter, partnerId: partner_id ?? partner }, limit, decodeCursor(cursor, TimeKey));
+    const { rows, nextCursor } = page(found, limit, (row) => [row.cursorAt, row.line.id]);
+    return c.json({ data: rows.map((row) => row.line), meta: { next_cursor: nextCursor } }, 200);
+  })
+  .openapi(pay, async (c) => c.json({ data: await setLineStatus(c.var.tx, c.req.valid('json')) }, 200));
+
