@@ -79,7 +79,7 @@ const ledger = createRoute({
   path: '/admin/partner-commissions',
   tags,
   summary: 'Commission ledger across all partners (administrator)',
-  description: 'Newest first; filters by partner (`partner_id`, or `partner`), status, and UTC days of accrual (`from`, `to`).',
+  description: 'Newest first; filters by partner (`partner_id`, or its alias `partner`: both given, they must be equal), status, and UTC days of accrual (`from`, `to`; to on or after from).',
   security: bearer,
   middleware: admins,
   request: { query: AdminCommissionQuery },

@@ -1,6 +1,4 @@
-import { randomUUID } from 'node:crypto';
-import { hashPassword } from '../../api/lib/password.ts';
-import { login, PASSWORD, registerShop, uniqueEmail, waitFor, type ShopFixture } from '../support/fixtures.ts';
+import { adminAccount, login, PASSWORD, registerShop, uniqueEmail, waitFor, type ShopFixture } from '../support/fixtures.ts';
 import type { Service } from '../support/service.ts';
 
 /** Shared set-up of the partners tests: administrators, partners, referred shops, paid charges, lines. */
@@ -15,14 +13,7 @@ export interface AccountFixture {
 }
 
 /** A platform administrator, as `npm run admin:create` makes one, logged in. */
-export async function admin(api: Service): Promise<AccountFixture> {
-  const id = randomUUID();
-  const email = uniqueEmail('admin');
-  await api.ownerSql`
-    insert into users (id, kind, name, email, password_hash)
-    values (${id}, 'admin', 'Platform Admin', ${email}, ${await hashPassword(PASSWORD, api.config.BCRYPT_ROUNDS)})`;
-  return { id, email, token: await login(api, email) };
-}
+export const admin = (api: Service): Promise<AccountFixture> => adminAccount(api);
 
 export interface PartnerFixture extends AccountFixture {
   partner: any;

@@ -112,6 +112,14 @@ t.test('every operation built so far is documented under /api/v1', async (t) => 
     ['/api/v1/device/sync/push', 'post'],
     ['/api/v1/sync/pull', 'get'],
     ['/api/v1/sync/push', 'post'],
+    ['/api/v1/partner/dashboard', 'get'],
+    ['/api/v1/partner/referrals', 'get'],
+    ['/api/v1/partner/commissions', 'get'],
+    ['/api/v1/admin/partners', 'get'],
+    ['/api/v1/admin/partners', 'post'],
+    ['/api/v1/admin/partners/{id}', 'put'],
+    ['/api/v1/admin/partner-commissions', 'get'],
+    ['/api/v1/admin/partner-commissions/pay', 'post'],
     ['/healthz', 'get'],
     ['/readyz', 'get'],
   ];
@@ -229,6 +237,8 @@ const CROSS_FIELD_RULES = new Set([
   'Required with from.',
   'Required with to.',
   'Give month, or from and to, not both.',
+  'Must equal partner_id when both are given.',
+  'Required when ids is absent.',
 ]);
 
 /** The zod schemas the server validates each part of a request with, from the same routes that produce the document. */

@@ -1,4 +1,5 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { hashPassword } from '../../api/lib/password.ts';
 import type { Service } from './service.ts';
 
 /** Shared set-up: a shop with its owner, staff of each role, unique e-mails. */
@@ -44,6 +45,16 @@ export async function login(api: Service, email: string, password = PASSWORD): P
   const reply = await api.request('POST', '/auth/login', { body: { email, password } });
   if (reply.status !== 200) throw new Error(`login failed: ${reply.status} ${JSON.stringify(reply.body)}`);
   return reply.body.data.token;
+}
+
+/** A platform administrator, as `npm run admin:create` makes one, logged in. */
+export async function adminAccount(api: Service): Promise<{ id: string; email: string; token: string }> {
+  const id = randomUUID();
+  const email = uniqueEmail('admin');
+  await api.ownerSql`
+    insert into users (id, kind, name, email, password_hash)
+    values (${id}, 'admin', 'Platform Admin', ${email}, ${await hashPassword(PASSWORD, api.config.BCRYPT_ROUNDS)})`;
+  return { id, email, token: await login(api, email) };
 }
 
 /** Ends the shop's trial (and any subscription) so that writes need a subscription. */

@@ -123,6 +123,9 @@ const POOL_OF_NAME: Record<string, string> = {
   purchase_id: 'purchases',
   purchase_item_id: 'purchase_items',
   quote_id: 'quotes',
+  partner_id: 'partners',
+  partner: 'partners',
+  ids: 'partner_commissions',
 };
 
 /** `{id}` takes its kind from the collection before it: `/customers/{id}` names a customer. */
@@ -176,6 +179,12 @@ export function harvest(pools: IdPools, plan: RequestPlan, status: number, body:
     else if (collection === 'products' && /options/.test(op.path)) addToPool(pools, 'options', record.id);
     else if (collection && ['products', 'customers', 'categories', 'promotions', 'expenses', 'suppliers'].includes(collection)) addToPool(pools, collection, record.id);
     if (typeof record.card_no === 'string') addToPool(pools, 'cards', record.card_no);
+    if (op.path === '/api/v1/admin/partners') addToPool(pools, 'partners', record.id);
+    // Commission lines: listed, or changed by a payout ({lines}).
+    for (const line of typeof record.charge_reference === 'string' ? [record] : Array.isArray(record.lines) ? record.lines : []) {
+      addToPool(pools, 'partner_commissions', line.id);
+      addToPool(pools, 'partners', line.partner_id);
+    }
   }
 }
 

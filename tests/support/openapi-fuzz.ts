@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import { pairDevice } from '../sync/sync-fixtures.ts';
-import { addStaff, createCategory, createProduct, expireSubscription, PASSWORD, registerShop } from './fixtures.ts';
+import { addStaff, adminAccount, createCategory, createProduct, expireSubscription, PASSWORD, registerShop } from './fixtures.ts';
 import {
   addToPool,
   bodyOf,
@@ -20,13 +20,15 @@ import type { Service } from './service.ts';
 
 /**
  * The world the document-driven fuzzers run in: a shop with staff, a paired device, a shop whose
- * subscription has ended, records of every kind to name, and the means to send a planned request as
+ * subscription has ended, a platform administrator, a sales partner whose referred shop paid (so it
+ * has a commission line), records of every kind to name, and the means to send a planned request as
  * one of them. Start the service with `TRUST_PROXY=true`: the fixtures log in again from addresses of
  * their own, so the fuzzed public requests may exhaust the shared address's rate limit (a 429 is an
  * answer worth reaching) without locking the fixtures out.
  */
 
-export type Caller = 'owner' | 'cashier' | 'expired_owner' | 'device' | 'nobody' | 'forged';
+export type Caller = 'owner' | 'cashier' | 'expired_owner' | 'partner' | 'admin' | 'device' | 'nobody' | 'forged';
+type Account_ = 'owner' | 'cashier' | 'expired_owner' | 'partner' | 'admin';
 
 export interface SentAnswer extends Answer {
   /** The parsed JSON body, when there is one. */
@@ -70,10 +72,23 @@ export async function fuzzWorld(api: Service): Promise<FuzzWorld> {
   await expireSubscription(api, expired.shop.id);
   const device = await pairDevice(api, owner.token);
   const spareDevice = await pairDevice(api, owner.token, 'Caisse de rechange');
-  const accounts: Record<'owner' | 'cashier' | 'expired_owner', Account> = {
+  const administrator = await adminAccount(api);
+  const partnerEmail = `partner.${randomBytes(5).toString('hex')}@example.cm`;
+  const partner = await api.request('POST', '/admin/partners', { token: administrator.token, body: { name: 'Moussa', email: partnerEmail, password: PASSWORD } });
+  addToPool(pools, 'partners', partner.body.data.id);
+  const referred = await registerShop(api, { referral_code: partner.body.data.code });
+  const charge = await api.request('POST', '/billing/subscribe', { token: referred.token, body: { plan_id: '6b1c1a70-0000-4000-8000-000000000030', method: 'carrier1_momo', phone: '670000000' } });
+  await api.request('POST', `/billing/confirm/${charge.body.data.reference}`, { token: referred.token });
+  // The accrual's task, run here: the fuzzers run no worker.
+  const [line] = await api.ownerSql<{ id: string }[]>`select (commission_accrue(${charge.body.data.reference})).id`;
+  addToPool(pools, 'partner_commissions', line!.id);
+  addToPool(pools, 'referred_shops', referred.shop.id);
+  const accounts: Record<Account_, Account> = {
     owner: { email: owner.email, token: owner.token },
     cashier: { email: cashier.email, token: cashier.token },
     expired_owner: { email: expired.email, token: expired.token },
+    admin: { email: administrator.email, token: administrator.token },
+    partner: { email: partnerEmail, token: await login(api, partnerEmail) },
   };
 
   const tillProduct = await createProduct(api, owner.token, { name: 'Pain', price_xaf: 1000, tracked: false });
@@ -121,10 +136,24 @@ export async function fuzzWorld(api: Service): Promise<FuzzWorld> {
     const schemes: string[] = (op.spec.security ?? []).flatMap((requirement: object) => Object.keys(requirement));
     if (schemes.includes('deviceAuth')) return fc.oneof({ weight: 8, arbitrary: fc.constant('device' as const) }, fc.constant('nobody' as const), fc.constant('forged' as const));
     if (schemes.includes('bearerAuth')) {
+      // Each side's own operations mostly as its own account; everyone else's now and then (a 403).
+      for (const [prefix, own] of [['/api/v1/partner/', 'partner'], ['/api/v1/admin/', 'admin']] as const) {
+        if (op.path.startsWith(prefix)) {
+          return fc.oneof(
+            { weight: 12, arbitrary: fc.constant(own) },
+            { weight: 1, arbitrary: fc.constant(own === 'admin' ? ('partner' as const) : ('admin' as const)) },
+            { weight: 1, arbitrary: fc.constant('owner' as const) },
+            { weight: 1, arbitrary: fc.constant('nobody' as const) },
+            { weight: 1, arbitrary: fc.constant('forged' as const) },
+          );
+        }
+      }
       return fc.oneof(
         { weight: 12, arbitrary: fc.constant('owner' as const) },
         { weight: 4, arbitrary: fc.constant('cashier' as const) },
         { weight: 2, arbitrary: fc.constant('expired_owner' as const) },
+        { weight: 1, arbitrary: fc.constant('partner' as const) },
+        { weight: 1, arbitrary: fc.constant('admin' as const) },
         { weight: 1, arbitrary: fc.constant('nobody' as const) },
         { weight: 1, arbitrary: fc.constant('forged' as const) },
       );
@@ -141,7 +170,7 @@ export async function fuzzWorld(api: Service): Promise<FuzzWorld> {
       case 'forged':
         return 'Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJl';
       default:
-        return `Bearer ${accounts[caller].token}`;
+        return `Bearer ${accounts[caller as Account_].token}`;
     }
   };
 
@@ -166,8 +195,8 @@ export async function fuzzWorld(api: Service): Promise<FuzzWorld> {
     // requests (a PUT made it cost a billion francs, and every good sale after that came up short).
     pools.set('products', (pools.get('products') ?? []).filter((id) => id !== tillProduct.id));
     // Logout (or anything that ended the session) is part of the run: the fixture logs in again.
-    if (response.status === 401 && (caller === 'owner' || caller === 'cashier' || caller === 'expired_owner')) {
-      accounts[caller].token = await login(api, accounts[caller].email);
+    if (response.status === 401 && caller in accounts) {
+      accounts[caller as Account_].token = await login(api, accounts[caller as Account_].email);
     }
     return { status: response.status, headers: response.headers, text: answerText, body };
   };
