@@ -14,7 +14,9 @@ export const RegisterBody = z
     city: optionalText(120),
     tax_id: optionalText(60),
     locale: Locale.nullable().optional().openapi({ description: 'fr when omitted.' }),
-    referral_code: optionalText(60).openapi({ description: 'Free text; an unknown code is kept but never blocks signup.' }),
+    referral_code: optionalText(60).openapi({
+      description: 'A sales partner\'s code, matched whatever the case and surrounding spaces: an active partner\'s makes the shop its referral (its subscriptions earn the partner commissions). Any other code is kept as typed and never blocks signup.',
+    }),
   })
   .openapi('Register');
 
