@@ -36,6 +36,12 @@ create policy users_admin_partners on users for all
   using (kind = 'partner' and (select app_is_admin()))
   with check (kind = 'partner' and shop_id is null and (select app_is_admin()));
 
+-- A user's kind and shop are fixed when it is created: the app role may update the other columns
+-- only, so no statement in a partner's or a cashier's scope can turn its own row into an
+-- administrator's (which app_is_admin() reads) or move it to another shop.
+revoke update on users from pos_app;
+grant update (role, name, email, phone, locale, password_hash, updated_at, deleted_at) on users to pos_app;
+
 -- The partner a shop was referred by: set once, at registration, from referral_code (shops_refer).
 alter table shops add column partner_id uuid references partners (id);
 create index shops_partner_idx on shops (partner_id, created_at desc, id desc) where partner_id is not null;
