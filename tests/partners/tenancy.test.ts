@@ -228,6 +228,20 @@ t.test('app.user_id set to a shop user\'s or a partner\'s id does not make app_i
   );
 });
 
+t.test('no user can rewrite its own kind or shop: neither a partner nor a shop\'s cashier becomes an administrator or moves shop', async (t) => {
+  const attempts = [
+    ['partner', asPartner(partnerA.id), partnerA.id],
+    ['cashier', { shopId: paidA.shop.id, userId: cashier.user.id }, cashier.user.id],
+  ] as const;
+  for (const [who, scope, id] of attempts) {
+    t.equal(await written(scope, (tx) => tx`update users set kind = 'admin', shop_id = null, role = null where id = ${id} returning id`), '42501', `${who}: to administrator`);
+    t.equal(await written(scope, (tx) => tx`update users set shop_id = ${paidB.shop.id} where id = ${id} returning id`), '42501', `${who}: to another shop`);
+    t.equal((await inScope(scope, (tx) => tx<{ admin: boolean }[]>`select app_is_admin() as admin`))[0]!.admin, false, `${who}: still no administrator`);
+  }
+  const [row] = await api.ownerSql<{ kind: string; shop_id: string }[]>`select kind, shop_id from users where id = ${cashier.user.id}`;
+  t.strictSame(row, { kind: 'shop', shop_id: paidA.shop.id });
+});
+
 // ------------------------------------------------------------------------------------------- HTTP
 
 const DEVICE_UNAUTHENTICATED = { message: "Identifiants de l'appareil manquants.", code: 'device_unauthenticated' };
@@ -257,20 +271,6 @@ function urlOf(op: Operation): string {
 }
 
 const call = (op: Operation, token: string) => api.raw(op.method.toUpperCase(), urlOf(op), { token });
-
-t.test('no user can rewrite its own kind or shop: neither a partner nor a shop\'s cashier becomes an administrator or moves shop', async (t) => {
-  const attempts = [
-    ['partner', asPartner(partnerA.id), partnerA.id],
-    ['cashier', { shopId: paidA.shop.id, userId: cashier.user.id }, cashier.user.id],
-  ] as const;
-  for (const [who, scope, id] of attempts) {
-    t.equal(await written(scope, (tx) => tx`update users set kind = 'admin', shop_id = null, role = null where id = ${id} returning id`), '42501', `${who}: to administrator`);
-    t.equal(await written(scope, (tx) => tx`update users set shop_id = ${paidB.shop.id} where id = ${id} returning id`), '42501', `${who}: to another shop`);
-    t.equal((await inScope(scope, (tx) => tx<{ admin: boolean }[]>`select app_is_admin() as admin`))[0]!.admin, false, `${who}: still no administrator`);
-  }
-  const [row] = await api.ownerSql<{ kind: string; shop_id: string }[]>`select kind, shop_id from users where id = ${cashier.user.id}`;
-  t.strictSame(row, { kind: 'shop', shop_id: paidA.shop.id });
-});
 
 t.test('the operations left out below as open to any account are exactly the authenticated /auth and /profile ones', async (t) => {
   const onlyAuthenticated = operations.filter((op) => !isPublic(op) && (op.path.startsWith('/api/v1/auth/') || op.path.startsWith('/api/v1/profile')));
