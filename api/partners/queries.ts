@@ -93,11 +93,12 @@ export async function createPartner(tx: Tx, id: string, body: CreatePartnerBody,
   return (await findPartner(tx, id))!;
 }
 
-/** Changes what the body names; null if there is no such partner. */
+/** Changes what the body names (an empty body changes nothing, updated_at included); null if there is no such partner. */
 export async function updatePartner(tx: Tx, id: string, body: UpdatePartnerBody): Promise<PartnerRecord | null> {
   const { name, phone, ...terms } = body;
   const login = Object.fromEntries(Object.entries({ name, phone }).filter(([, value]) => value !== undefined));
   const termKeys = Object.keys(terms).filter((key) => terms[key as keyof typeof terms] !== undefined) as (keyof typeof terms)[];
+  if (termKeys.length === 0 && Object.keys(login).length === 0) return findPartner(tx, id);
   const [found] = await tx<{ id: string }[]>`
     update partners set ${termKeys.length ? tx(terms, termKeys) : tx`updated_at = now()`} where id = ${id} returning id`;
   if (!found) return null;

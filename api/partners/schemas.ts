@@ -118,7 +118,10 @@ export const AdminCommissionQuery = ListQuery.extend({
   partner: Uuid.optional().openapi({ param: { name: 'partner', in: 'query' }, description: 'The same as partner_id.' }),
   ...periodFields,
 })
-  .refine((q) => !q.partner || !q.partner_id || q.partner === q.partner_id, { path: ['partner'], message: 'Must equal partner_id when both are given.' })
+  .refine((q) => !q.partner || !q.partner_id || q.partner.toLowerCase() === q.partner_id.toLowerCase(), {
+    path: ['partner'],
+    message: 'Must equal partner_id when both are given.',
+  })
   .refine(toNotBeforeFrom, TO_NOT_BEFORE_FROM());
 
 export const PartnerCommissionQuery = ListQuery.extend({
