@@ -19,6 +19,13 @@ type Status = CommissionLine['status'];
 
 // ---------------------------------------------------------------------------------------- partners
 
+/** The total of the commission lines `c` that `where` picks, per status (pending, payable, paid; null when none). */
+const linesByStatus = (tx: Tx, where: ReturnType<Tx>) => tx`
+  select sum(c.amount_xaf) filter (where c.status = 'pending')::bigint as pending,
+         sum(c.amount_xaf) filter (where c.status = 'payable')::bigint as payable,
+         sum(c.amount_xaf) filter (where c.status = 'paid')::bigint as paid
+    from partner_commissions c where ${where}`;
+
 interface PartnerRow extends Omit<PartnerRecord, 'created_at' | 'updated_at'> {
   created_at: Date;
   updated_at: Date;
@@ -37,12 +44,7 @@ const partnerSelect = (tx: Tx) => tx`
       select count(*)::int as referred, (count(*) filter (where r.subscription_ends_at > now()))::int as active
         from referred_shops r where r.partner_id = p.id
     ) sh on true
-    left join lateral (
-      select sum(c.amount_xaf) filter (where c.status = 'pending')::bigint as pending,
-             sum(c.amount_xaf) filter (where c.status = 'payable')::bigint as payable,
-             sum(c.amount_xaf) filter (where c.status = 'paid')::bigint as paid
-        from partner_commissions c where c.partner_id = p.id
-    ) cm on true`;
+    left join lateral (${linesByStatus(tx, tx`c.partner_id = p.id`)}) cm on true`;
 
 function toPartner(row: PartnerRow): PartnerRecord {
   const { cursor_at: _, ...fields } = row as PartnerRow & { cursor_at?: string };
@@ -236,12 +238,7 @@ export async function partnerDashboard(tx: Tx) {
                (count(*) filter (where not coalesce(r.subscription_ends_at > now(), false) and r.trial_ends_at > now()))::int as trial
           from referred_shops r where r.partner_id = p.id
       ) sh
-      cross join lateral (
-        select sum(c.amount_xaf) filter (where c.status = 'pending')::bigint as pending,
-               sum(c.amount_xaf) filter (where c.status = 'payable')::bigint as payable,
-               sum(c.amount_xaf) filter (where c.status = 'paid')::bigint as paid
-          from partner_commissions c where c.partner_id = p.id
-      ) cm
+      cross join lateral (${linesByStatus(tx, tx`c.partner_id = p.id`)}) cm
      where p.id = app_user_id()`;
   if (!row) throw errors.notFound();
   return {
@@ -279,12 +276,7 @@ export async function listReferrals(tx: Tx, limit: number, before: readonly [str
            ${tx.unsafe(CURSOR_AT('r.created_at'))} as cursor_at
       from referred_shops r
       join partners p on p.id = r.partner_id
-      left join lateral (
-        select sum(c.amount_xaf) filter (where c.status = 'pending')::bigint as pending,
-               sum(c.amount_xaf) filter (where c.status = 'payable')::bigint as payable,
-               sum(c.amount_xaf) filter (where c.status = 'paid')::bigint as paid
-          from partner_commissions c where c.shop_id = r.id and c.partner_id = r.partner_id
-      ) cm on true
+      left join lateral (${linesByStatus(tx, tx`c.shop_id = r.id and c.partner_id = r.partner_id`)}) cm on true
      where r.partner_id = app_user_id()
        ${before ? tx`and (r.created_at, r.id) < (${before[0]}::text::timestamptz, ${before[1]}::uuid)` : tx``}
      order by r.created_at desc, r.id desc

@@ -57,15 +57,18 @@ export interface LineRow {
 export const linesOf = (api: Service, reference: string) =>
   api.ownerSql<LineRow[]>`select id, partner_id, amount_xaf::int, status from partner_commissions where charge_reference = ${reference}`;
 
-/** Waits until no commission__accrue job is left (done or failed: a failure is reported at once). */
-export async function accrualsDone(api: Service): Promise<void> {
+/** Waits until no job of `task` is left (done or failed: a failure is reported at once). */
+async function jobsDone(api: Service, task: string): Promise<void> {
   await waitFor(async () => {
     const [row] = await api.ownerSql<{ n: number; error: string | null }[]>`
-      select count(*)::int as n, max(last_error) as error from graphile_worker.jobs where task_identifier = 'commission__accrue'`;
-    if (row!.error) throw new Error(`commission__accrue failed: ${row!.error}`);
+      select count(*)::int as n, max(last_error) as error from graphile_worker.jobs where task_identifier = ${task}`;
+    if (row!.error) throw new Error(`${task} failed: ${row!.error}`);
     return row!.n === 0;
-  }, 'the accrual jobs to finish');
+  }, `the ${task} jobs to finish`);
 }
+
+/** Waits until every queued commission__accrue job is done. */
+export const accrualsDone = (api: Service) => jobsDone(api, 'commission__accrue');
 
 /** A paid charge's line, once the worker accrued it. */
 export async function paidLine(api: Service, owner: ShopFixture, planId = MONTHLY): Promise<{ reference: string; line: LineRow }> {
@@ -83,12 +86,7 @@ export const queueAccruals = (api: Service, reference: string, times: number) =>
 /** Runs the daily task that makes lines payable, and waits until it is done. */
 export async function markPayable(api: Service): Promise<void> {
   await api.ownerSql`select graphile_worker.add_job('commission__mark_payable', '{}'::json)`;
-  await waitFor(async () => {
-    const [row] = await api.ownerSql<{ n: number; error: string | null }[]>`
-      select count(*)::int as n, max(last_error) as error from graphile_worker.jobs where task_identifier = 'commission__mark_payable'`;
-    if (row!.error) throw new Error(`commission__mark_payable failed: ${row!.error}`);
-    return row!.n === 0;
-  }, 'the payable task to finish');
+  await jobsDone(api, 'commission__mark_payable');
 }
 
 /** Moves a line's charge (and the line's refund window) `days` into the past. */
