@@ -80,16 +80,20 @@ t.test('with every connection busy, a request waits at most DB_ACQUIRE_TIMEOUT_M
   // The owner's side holds the product's row: two sales of it wait inside their transactions.
   const blocker = postgres(api.runtime.ownerUrl, { max: 1, onnotice: () => {} });
   t.teardown(() => blocker.end({ timeout: 1 }));
-  const release = (async () => {
-    let unlock!: () => void;
-    const held = new Promise<void>((resolve) => (unlock = resolve));
-    const done = blocker.begin(async (tx) => {
-      await tx`select 1 from products where id = ${product.id} for update`;
-      await held;
-    });
-    return { unlock, done };
-  })();
-  const { unlock, done } = await release;
+  // The sales are sent once the row is locked, not merely once the lock was asked for: the blocker's
+  // connection is new, and a sale sent sooner would complete before it (a flaky test, seen in CI).
+  let unlock!: () => void;
+  const held = new Promise<void>((resolve) => (unlock = resolve));
+  let locked!: () => void;
+  const lockTaken = new Promise<void>((resolve) => (locked = resolve));
+  const done = blocker.begin(async (tx) => {
+    await tx`select 1 from products where id = ${product.id} for update`;
+    locked();
+    await held;
+  });
+  // Should the test fail before the unlock, the teardown ends the blocker mid-transaction: no unhandled rejection.
+  done.catch(() => undefined);
+  await lockTaken;
   const blocked = [sell(base, owner.token, product.id), sell(base, owner.token, product.id)];
   await waitFor(async () => {
     const [row] = await api.ownerSql<{ n: number }[]>`
