@@ -8,6 +8,8 @@ interface CustomerRow {
   phone: string | null;
   email: string | null;
   note: string | null;
+  tax_id: string | null;
+  address: string | null;
   credit_ceiling_xaf: number;
   balance_xaf: number;
   points: number;
@@ -26,6 +28,8 @@ export function toCustomerRecord(row: CustomerRow): CustomerRecord {
     phone: row.phone,
     email: row.email,
     note: row.note,
+    tax_id: row.tax_id,
+    address: row.address,
     credit_ceiling_xaf: row.credit_ceiling_xaf,
     balance_xaf: row.balance_xaf,
     points: row.points,
@@ -37,7 +41,7 @@ export function toCustomerRecord(row: CustomerRow): CustomerRecord {
 }
 
 export const customerColumns = (tx: Tx) => tx`
-  c.id, c.name, c.phone, c.email, c.note, c.credit_ceiling_xaf, c.balance_xaf, c.points, c.card_no, c.created_at, c.updated_at,
+  c.id, c.name, c.phone, c.email, c.note, c.tax_id, c.address, c.credit_ceiling_xaf, c.balance_xaf, c.points, c.card_no, c.created_at, c.updated_at,
   t.key as tier_key, t.name as tier_name, t.multiplier as tier_multiplier`;
 
 export const withTier = (tx: Tx) => tx`left join lateral customer_tier(c.id) t on t.id is not null`;
@@ -93,9 +97,9 @@ export async function listCustomers(
 export async function createCustomer(tx: Tx, customer: CreateCustomerBody & { id?: string }): Promise<CustomerRecord> {
   try {
     const [row] = await tx<{ id: string }[]>`
-      insert into customers (id, name, phone, email, note, credit_ceiling_xaf, card_no)
+      insert into customers (id, name, phone, email, note, tax_id, address, credit_ceiling_xaf, card_no)
       values (coalesce(${customer.id ?? null}::uuid, gen_random_uuid()), ${customer.name}, ${customer.phone ?? null}, ${customer.email ?? null}, ${customer.note ?? null},
-              ${customer.credit_ceiling_xaf ?? 0}, ${customer.card_no ?? null})
+              ${customer.tax_id ?? null}, ${customer.address ?? null}, ${customer.credit_ceiling_xaf ?? 0}, ${customer.card_no ?? null})
       returning id`;
     return (await findCustomer(tx, row!.id))!;
   } catch (error) {

@@ -14,6 +14,8 @@ export const CustomerRecord = z
     phone: z.string().nullable(),
     email: z.string().nullable(),
     note: z.string().nullable(),
+    tax_id: z.string().nullable().openapi({ description: 'A business customer\'s taxpayer number (NIU), printed on its invoices.' }),
+    address: z.string().nullable().openapi({ description: 'Printed on its invoices.' }),
     credit_ceiling_xaf: z.number().int().openapi({ description: 'How much the customer may owe; 0: no credit.' }),
     balance_xaf: z.number().int().openapi({ description: 'Read-only: what the customer owes now.' }),
     points: z.number().int().openapi({ description: 'Read-only: the sum of the points ledger.' }),
@@ -30,6 +32,8 @@ const CustomerFields = z.object({
   phone: optionalText(40),
   email: emailAddress(160).nullable().optional(),
   note: optionalText(255),
+  tax_id: optionalText(60).openapi({ description: 'A business customer\'s taxpayer number (NIU), printed on its invoices.' }),
+  address: optionalText(255).openapi({ description: 'Printed on its invoices.' }),
   credit_ceiling_xaf: Money.optional().openapi({ description: 'Default 0 (no credit). Setting it needs a manager or the owner.' }),
   card_no: CardNo.nullable().optional().openapi({ description: 'Loyalty card number, unique in the shop (409 `card_taken`).' }),
 });

@@ -1,4 +1,5 @@
 import type { Tx } from '../db.ts';
+import { paymentLabels } from '../lib/payment-labels.ts';
 import type { ShopRecord, UpdateShopBody } from './schemas.ts';
 
 export const TRIAL_DAYS = 30;
@@ -12,6 +13,8 @@ interface ShopRow {
   address: string | null;
   city: string | null;
   tax_id: string | null;
+  trade_register_no: string | null;
+  payment_method_labels: Record<string, string>;
   locale: 'fr' | 'en';
   receipt_header: string | null;
   receipt_footer: string | null;
@@ -44,6 +47,8 @@ function toRecord(row: ShopRow): ShopRecord {
     address: row.address,
     city: row.city,
     tax_id: row.tax_id,
+    trade_register_no: row.trade_register_no,
+    payment_method_labels: paymentLabels(row.locale, row.payment_method_labels),
     locale: row.locale,
     receipt_header: row.receipt_header,
     receipt_footer: row.receipt_footer,
@@ -63,7 +68,7 @@ function toRecord(row: ShopRow): ShopRecord {
 }
 
 const COLUMNS = [
-  'id', 'name', 'business_type', 'phone', 'email', 'address', 'city', 'tax_id', 'locale', 'receipt_header', 'receipt_footer',
+  'id', 'name', 'business_type', 'phone', 'email', 'address', 'city', 'tax_id', 'trade_register_no', 'payment_method_labels', 'locale', 'receipt_header', 'receipt_footer',
   'allow_negative_stock', 'default_vat_rate', 'loyalty_earn_rate', 'loyalty_redeem_rate_xaf', 'timezone', 'cashier_price_override',
   'cashier_max_discount_percent', 'trial_ends_at', 'subscription_ends_at', 'created_at', 'updated_at',
 ] as const;
@@ -95,10 +100,23 @@ export async function findCurrentShop(tx: Tx): Promise<ShopRecord | null> {
   return row ? toRecord(row) : null;
 }
 
-export async function updateCurrentShop(tx: Tx, changes: UpdateShopBody): Promise<ShopRecord> {
-  const keys = Object.keys(changes) as (keyof UpdateShopBody)[];
-  if (keys.length === 0) return (await findCurrentShop(tx))!;
-  const [row] = await tx<ShopRow[]>`update shops set ${tx(changes, keys)} where id = app_shop_id() returning ${tx(COLUMNS)}`;
+/**
+ * The settings given change. `payment_method_labels` is merged into the shop's: a method named gets
+ * its label, a method given null its default back; the whole setting null: every default back.
+ */
+export async function updateCurrentShop(tx: Tx, body: UpdateShopBody): Promise<ShopRecord> {
+  const { payment_method_labels: labels, ...changes } = body;
+  const keys = Object.keys(changes) as (keyof typeof changes)[];
+  if (keys.length === 0 && labels === undefined) return (await findCurrentShop(tx))!;
+  const merged =
+    labels === undefined
+      ? tx`payment_method_labels`
+      : labels === null
+        ? tx`'{}'::jsonb`
+        : tx`jsonb_strip_nulls(payment_method_labels || ${tx.json(labels)}::jsonb)`;
+  const [row] = keys.length
+    ? await tx<ShopRow[]>`update shops set ${tx(changes, keys)}, payment_method_labels = ${merged} where id = app_shop_id() returning ${tx(COLUMNS)}`
+    : await tx<ShopRow[]>`update shops set payment_method_labels = ${merged} where id = app_shop_id() returning ${tx(COLUMNS)}`;
   return toRecord(row!);
 }
 

@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { PAYMENT_METHODS, type PaymentMethodKey } from '../lib/payment-labels.ts';
 import { decimal, emailAddress, Locale, optionalText, requiredText, Text, Timestamp, Uuid, VatRate } from '../schemas.ts';
 
 const CASHIER_PRICE_OVERRIDE =
@@ -9,6 +10,8 @@ const CASHIER_MAX_DISCOUNT =
   'The largest line discount (`discount_xaf`) a cashier may give, in percent of the line\'s gross round(quantity x unit price), 0 to 100 ' +
   'with at most 2 decimals (default 10). Beyond it a cashier\'s online sale is a 422 `discount_not_allowed` on `items.N.discount_xaf`. ' +
   'It applies whether or not `cashier_price_override` is on; managers and owners are not limited; free lines (no product) are not capped.';
+
+const PaymentLabelFields = Object.fromEntries(PAYMENT_METHODS.map((method) => [method, z.string()])) as Record<PaymentMethodKey, z.ZodString>;
 
 export const SubscriptionStatus = z.enum(['trial', 'active', 'expired']);
 
@@ -22,6 +25,11 @@ export const ShopRecord = z
     address: z.string().nullable(),
     city: z.string().nullable(),
     tax_id: z.string().nullable(),
+    trade_register_no: z.string().nullable().openapi({ description: 'Trade register number (RCCM), printed beside the taxpayer number.' }),
+    payment_method_labels: z.object(PaymentLabelFields).openapi({
+      description: 'What each payment method is called on documents and reports: the shop\'s own names over the defaults of its language.',
+      example: { cash: 'Espèces', carrier1_momo: 'MTN MoMo', carrier2_money: 'Orange Money', card: 'Carte bancaire', bank: 'Virement bancaire', credit: 'Compte client' },
+    }),
     locale: Locale,
     receipt_header: z.string().nullable(),
     receipt_footer: z.string().nullable(),
@@ -51,6 +59,15 @@ export const UpdateShopBody = z
     address: optionalText(255),
     city: optionalText(120),
     tax_id: optionalText(60),
+    trade_register_no: optionalText(60).openapi({ description: 'Trade register number (RCCM), e.g. RC/DLA/2019/B/1234.' }),
+    payment_method_labels: z
+      .object(Object.fromEntries(PAYMENT_METHODS.map((method) => [method, requiredText(40).nullable().optional()])) as Record<PaymentMethodKey, z.ZodOptional<z.ZodNullable<z.ZodString>>>)
+      .strict()
+      .nullable()
+      .openapi({
+        description: 'The names of the methods, merged into the shop\'s: a method given its name (1 to 40 characters), a method given null its default; null: every default.',
+        example: { carrier1_momo: 'MTN MoMo', carrier2_money: 'Orange Money' },
+      }),
     locale: Locale,
     receipt_header: optionalText(500),
     receipt_footer: optionalText(500),

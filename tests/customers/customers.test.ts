@@ -7,7 +7,9 @@ import { charge, createCustomer, postCustomer, staffedShop, storedCustomer } fro
 
 const api = await startService(t);
 
-const CUSTOMER_KEYS = ['balance_xaf', 'card_no', 'created_at', 'credit_ceiling_xaf', 'email', 'id', 'name', 'note', 'phone', 'points', 'tier', 'updated_at'];
+const CUSTOMER_KEYS = [
+  'address', 'balance_xaf', 'card_no', 'created_at', 'credit_ceiling_xaf', 'email', 'id', 'name', 'note', 'phone', 'points', 'tax_id', 'tier', 'updated_at',
+];
 const BRONZE = { key: 'bronze', name: 'Bronze', multiplier: 1 };
 
 const create = (token: string, body: Record<string, unknown>) => postCustomer(api, token, body);
@@ -37,7 +39,10 @@ const isUtcTimestamp = (value: unknown) => typeof value === 'string' && value.en
 
 t.test('creating a customer answers 201 with the record: no balance, no points, the Bronze tier of a new shop', async (t) => {
   const owner = await registerShop(api);
-  const body = { name: 'Aïcha Bello', phone: '+237 699 00 11 22', email: 'aicha@example.cm', note: 'Paie le vendredi', credit_ceiling_xaf: 50_000, card_no: 'CARTE-0001' };
+  const body = {
+    name: 'Aïcha Bello', phone: '+237 699 00 11 22', email: 'aicha@example.cm', note: 'Paie le vendredi', tax_id: 'M051812345678P', address: 'Rue Joss, Bonanjo, Douala',
+    credit_ceiling_xaf: 50_000, card_no: 'CARTE-0001',
+  };
   const reply = await create(owner.token, body);
   t.equal(reply.status, 201);
   t.strictSame(Object.keys(reply.body), ['data']);
@@ -54,7 +59,7 @@ t.test('only the name is required; the rest defaults to null and a ceiling of 0'
   const owner = await registerShop(api);
   const reply = await create(owner.token, { name: 'Moussa' });
   t.equal(reply.status, 201);
-  t.match(reply.body.data, { name: 'Moussa', phone: null, email: null, note: null, credit_ceiling_xaf: 0, balance_xaf: 0, points: 0, tier: BRONZE, card_no: null });
+  t.match(reply.body.data, { name: 'Moussa', phone: null, email: null, note: null, tax_id: null, address: null, credit_ceiling_xaf: 0, balance_xaf: 0, points: 0, tier: BRONZE, card_no: null });
 });
 
 t.test('a customer is read back by id and a change is kept', async (t) => {
@@ -127,6 +132,19 @@ t.test('note is at most 255 characters, or null', async (t) => {
   t.equal(reply.body.data.note, chars(255));
   t.equal((await create(owner.token, newCustomer({ note: null }))).status, 201, 'null');
   expectInvalid(t, await create(owner.token, newCustomer({ note: chars(256) })), 'note', '256 characters');
+});
+
+t.test('tax_id is at most 60 characters and address at most 255, or null; both can be changed', async (t) => {
+  const owner = await registerShop(api);
+  for (const [field, max] of [['tax_id', 60], ['address', 255]] as const) {
+    const reply = await create(owner.token, newCustomer({ [field]: chars(max) }));
+    t.equal(reply.status, 201, `${field}: ${max} characters`);
+    t.equal(reply.body.data[field], chars(max));
+    t.equal((await create(owner.token, newCustomer({ [field]: null }))).status, 201, `${field}: null`);
+    expectInvalid(t, await create(owner.token, newCustomer({ [field]: chars(max + 1) })), field, `${field}: ${max + 1} characters`);
+    const changed = await api.request('PUT', `/customers/${reply.body.data.id}`, { token: owner.token, body: { [field]: 'B2B' } });
+    t.equal(changed.body.data[field], 'B2B', `${field} changed`);
+  }
 });
 
 t.test('credit_ceiling_xaf is an integer of at least 0', async (t) => {

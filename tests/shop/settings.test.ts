@@ -9,8 +9,8 @@ const api = await startService(t);
 const SHOP_KEYS = [
   'address', 'allow_negative_stock', 'business_type', 'cashier_max_discount_percent', 'cashier_price_override', 'city', 'created_at',
   'default_vat_rate', 'email', 'id', 'locale',
-  'loyalty_earn_rate', 'loyalty_redeem_rate_xaf', 'name', 'phone', 'receipt_footer', 'receipt_header', 'subscription_ends_at',
-  'subscription_status', 'tax_id', 'timezone', 'trial_ends_at', 'updated_at',
+  'loyalty_earn_rate', 'loyalty_redeem_rate_xaf', 'name', 'payment_method_labels', 'phone', 'receipt_footer', 'receipt_header', 'subscription_ends_at',
+  'subscription_status', 'tax_id', 'timezone', 'trade_register_no', 'trial_ends_at', 'updated_at',
 ];
 
 const putShop = (token: string, body: unknown) => api.request('PUT', '/shop', { token, body });
@@ -172,6 +172,35 @@ t.test('city is at most 120 characters or null', async (t) => {
 t.test('tax_id is at most 60 characters or null', async (t) => {
   const owner = await registerShop(api);
   await checkBounds(t, owner.token, owner.shop.id, 'tax_id', ['M012345678901A', chars(60), null], [chars(61)]);
+});
+
+t.test('trade_register_no (RCCM) is at most 60 characters or null', async (t) => {
+  const owner = await registerShop(api);
+  await checkBounds(t, owner.token, owner.shop.id, 'trade_register_no', ['RC/DLA/2019/B/1234', chars(60), null], [chars(61), 12]);
+});
+
+t.test('payment_method_labels: the defaults of the shop\'s language, each method renamed or given its default back by null, all reset by null', async (t) => {
+  const owner = await registerShop(api);
+  const labels = async () => (await getShop(owner.token)).body.data.payment_method_labels;
+  t.strictSame(await labels(), {
+    cash: 'Espèces', carrier1_momo: 'MTN MoMo', carrier2_money: 'Orange Money', card: 'Carte bancaire', bank: 'Virement bancaire', credit: 'Compte client',
+  }, 'the French defaults');
+  t.equal((await putShop(owner.token, { payment_method_labels: { carrier1_momo: 'MoMo', carrier2_money: '  Orange  ' } })).status, 200);
+  t.match(await labels(), { carrier1_momo: 'MoMo', carrier2_money: 'Orange', cash: 'Espèces' }, 'named, trimmed');
+  t.equal((await putShop(owner.token, { payment_method_labels: { cash: 'Liquide' } })).status, 200);
+  t.match(await labels(), { carrier1_momo: 'MoMo', cash: 'Liquide' }, 'merged into what was named');
+  t.equal((await putShop(owner.token, { payment_method_labels: { carrier1_momo: null } })).status, 200);
+  t.match(await labels(), { carrier1_momo: 'MTN MoMo', cash: 'Liquide' }, 'null gives one method its default back');
+  t.equal((await putShop(owner.token, { locale: 'en' })).status, 200);
+  t.match(await labels(), { cash: 'Liquide', card: 'Card', credit: 'Customer account' }, 'the defaults follow the language');
+  t.equal((await putShop(owner.token, { payment_method_labels: null })).status, 200);
+  t.match(await labels(), { cash: 'Cash' }, 'null: every default');
+  const before = await storedShop(owner.shop.id);
+  expectInvalid(t, await putShop(owner.token, { payment_method_labels: { bitcoin: 'BTC' } }), 'payment_method_labels', 'an unknown method');
+  expectInvalid(t, await putShop(owner.token, { payment_method_labels: { cash: '' } }), 'payment_method_labels.cash', 'an empty name');
+  expectInvalid(t, await putShop(owner.token, { payment_method_labels: { cash: chars(41) } }), 'payment_method_labels.cash', 'over 40 characters');
+  expectInvalid(t, await putShop(owner.token, { payment_method_labels: 'MoMo' }), 'payment_method_labels', 'not an object');
+  t.strictSame(await storedShop(owner.shop.id), before, 'refusals change nothing');
 });
 
 t.test('locale is fr or en', async (t) => {
