@@ -21,6 +21,7 @@ import { healthRoutes } from './health/routes.ts';
 import { loyaltyRoutes } from './loyalty/routes.ts';
 import { productRoutes } from './products/routes.ts';
 import { receiptRoutes } from './receipts/routes.ts';
+import { shareRoutes } from './receipts/share-routes.ts';
 import { reportRoutes } from './reports/routes.ts';
 import { promotionRoutes } from './promotions/routes.ts';
 import { purchaseRoutes } from './purchases/routes.ts';
@@ -141,6 +142,7 @@ export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
     .route('/', promotionRoutes)
     .route('/', saleRoutes)
     .route('/', receiptRoutes)
+    .route('/', shareRoutes)
     .route('/', shiftRoutes)
     .route('/', expenseRoutes)
     .route('/', supplierRoutes)

@@ -1,5 +1,6 @@
 import type { Tx } from '../db.ts';
 import { CURSOR_AT } from '../lib/pagination.ts';
+import { documentParties } from '../sales/queries.ts';
 import type { ReceiptInput, SaleRecord } from '../sales/schemas.ts';
 import type { ConvertQuoteBody, CreateQuoteBody, QuoteRecord, UpdateQuoteBody } from './schemas.ts';
 
@@ -66,10 +67,5 @@ export async function listQuotes(
 export async function loadQuoteDocument(tx: Tx, id: string): Promise<{ quote: QuoteRecord; shop: ReceiptInput['shop']; customer: ReceiptInput['customer'] } | null> {
   const quote = await findQuote(tx, id);
   if (!quote) return null;
-  const [shop] = await tx<ReceiptInput['shop'][]>`
-    select name, phone, email, address, city, tax_id, receipt_header, receipt_footer, locale, timezone from shops where id = app_shop_id()`;
-  const [customer] = quote.customer_id
-    ? await tx<NonNullable<ReceiptInput['customer']>[]>`select id, name, phone, email from customers where id = ${quote.customer_id}`
-    : [];
-  return { quote, shop: shop!, customer: customer ?? null };
+  return { quote, ...(await documentParties(tx, quote.customer_id)) };
 }

@@ -133,7 +133,10 @@ export interface Labels {
   note: string;
   quoteNotice: string;
   quoteRef: string;
-  methods: Record<PaymentMethod, string>;
+  balanceDue: string;
+  signature: string;
+  tradeRegister: string;
+  address: string;
 }
 
 /** Every word a receipt, an invoice, a quote or a receipt e-mail prints, in both languages. */
@@ -189,14 +192,10 @@ export const LABELS: Record<ReceiptLocale, Labels> = {
     note: 'Note',
     quoteNotice: 'Ce devis n\'est pas une facture. Il ne réserve aucun stock.',
     quoteRef: 'Réf. devis',
-    methods: {
-      cash: 'Espèces',
-      carrier1_momo: 'Mobile money 1',
-      carrier2_money: 'Mobile money 2',
-      card: 'Carte bancaire',
-      bank: 'Virement bancaire',
-      credit: 'Crédit client',
-    },
+    balanceDue: 'Reste dû (compte client)',
+    signature: 'Signature du client',
+    tradeRegister: 'RCCM',
+    address: 'Adresse',
   },
   en: {
     invoice: 'Invoice',
@@ -249,14 +248,10 @@ export const LABELS: Record<ReceiptLocale, Labels> = {
     note: 'Note',
     quoteNotice: 'This quote is not an invoice. It reserves no stock.',
     quoteRef: 'Quote ref.',
-    methods: {
-      cash: 'Cash',
-      carrier1_momo: 'Mobile money 1',
-      carrier2_money: 'Mobile money 2',
-      card: 'Card',
-      bank: 'Bank transfer',
-      credit: 'Customer credit',
-    },
+    balanceDue: 'Balance due (customer account)',
+    signature: 'Customer signature',
+    tradeRegister: 'Trade reg.',
+    address: 'Address',
   },
 };
 

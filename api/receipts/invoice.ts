@@ -6,9 +6,10 @@
  * `renderDocument` lays it out. The sale's invoice is one such document; the quote
  * (api/quotes/document.ts) is another, with the same layout.
  */
+import { paymentLabels } from '../lib/payment-labels.ts';
 import type { ReceiptInput, SaleRecord } from '../sales/schemas.ts';
 import { formatDateTime, formatQuantity, formatRate, formatXaf, LABELS, lineGross, paragraphs, type ReceiptLocale } from './format.ts';
-import { discountParts } from './layout.ts';
+import { discountParts, paymentsMade } from './layout.ts';
 
 export type InvoiceFormat = 'a4' | 'a3';
 
@@ -142,6 +143,7 @@ export function renderDocument(document: PrintedDocument, shop: ReceiptInput['sh
     shop.phone ? labelled({ label: t.phone, value: shop.phone }) : '',
     shop.email ? labelled({ label: t.email, value: shop.email }) : '',
     shop.tax_id ? labelled({ label: t.taxId, value: shop.tax_id }) : '',
+    shop.trade_register_no ? labelled({ label: t.tradeRegister, value: shop.trade_register_no }) : '',
     ...paragraphs(shop.receipt_header).map((value) => line(value)),
   ];
   const meta = [
@@ -156,6 +158,8 @@ export function renderDocument(document: PrintedDocument, shop: ReceiptInput['sh
         `<p><strong>${escapeHtml(customer.name)}</strong></p>`,
         customer.phone ? labelled({ label: t.phone, value: customer.phone }) : '',
         customer.email ? labelled({ label: t.email, value: customer.email }) : '',
+        customer.address ? labelled({ label: t.address, value: customer.address }) : '',
+        customer.tax_id ? labelled({ label: t.taxId, value: customer.tax_id }) : '',
         '</section>',
       ]
     : [];
@@ -236,16 +240,15 @@ export function renderInvoice(input: ReceiptInput, format: InvoiceFormat, locale
   const t = LABELS[locale];
   const discounts = discountParts(sale);
 
-  const payments = sale.payments
-    .filter((payment) => payment.kind === 'payment')
-    .map((payment) => [t.methods[payment.method], payment.reference ?? '', formatXaf(payment.amount_xaf)]);
+  const methods = paymentLabels(locale, shop.payment_method_labels);
+  const payments = paymentsMade(sale).map((payment) => [methods[payment.method], payment.reference ?? '', formatXaf(payment.amount_xaf)]);
   const settlement: Total[] = [
     sale.change_xaf ? { label: t.change, value: formatXaf(sale.change_xaf) } : null,
-    sale.credit_xaf ? { label: t.customerCredit, value: formatXaf(sale.credit_xaf) } : null,
+    sale.credit_xaf ? { label: t.balanceDue, value: formatXaf(sale.credit_xaf), grand: true } : null,
     sale.points_earned ? { label: t.pointsEarned, value: String(sale.points_earned) } : null,
     sale.points_redeemed ? { label: t.pointsRedeemed, value: String(sale.points_redeemed) } : null,
   ].filter((row) => row !== null);
-  const refunds = sale.refunds.map((refund) => [formatDateTime(refund.created_at, shop.timezone), t.methods[refund.method], refund.reason ?? '', formatXaf(-refund.total_xaf)]);
+  const refunds = sale.refunds.map((refund) => [formatDateTime(refund.created_at, shop.timezone), methods[refund.method], refund.reason ?? '', formatXaf(-refund.total_xaf)]);
 
   const sections: Section[] = [];
   if (payments.length || settlement.length) sections.push({ kind: 'heading', text: t.payments });
@@ -256,6 +259,8 @@ export function renderInvoice(input: ReceiptInput, format: InvoiceFormat, locale
   if (refunds.length) {
     sections.push({ kind: 'heading', text: t.refunds }, { kind: 'table', name: 'refunds', columns: [{}, {}, {}, { numeric: true }], rows: refunds });
   }
+  // A sale left on the customer's account is signed for by the customer.
+  if (sale.credit_xaf && sale.status !== 'voided') sections.push({ kind: 'text', name: 'signature', paragraphs: [`${t.signature}${locale === 'fr' ? ' :' : ':'}`] });
 
   return renderDocument(
     {

@@ -2,6 +2,7 @@
  * The till receipt, laid out once for a paper width: the ESC/POS bytes (escpos.ts) and the plain
  * text for sharing (text.ts) are two renderings of these same lines, so they never disagree.
  */
+import { paymentLabels } from '../lib/payment-labels.ts';
 import type { ReceiptInput, SaleRecord } from '../sales/schemas.ts';
 import { field, formatDateTime, formatQuantity, formatRate, formatXaf, LABELS, lineGross, paragraphs, row, wrap, type ReceiptLocale } from './format.ts';
 
@@ -14,6 +15,12 @@ export type PaperWidth = 58 | 80;
 
 /** 58 mm paper prints 32 columns of the printer's font A, 80 mm paper 48. */
 export const COLUMNS = { 58: 32, 80: 48 } as const satisfies Record<PaperWidth, number>;
+
+/**
+ * The payments a customer made, in the order taken (the part left on the customer's account is not
+ * one of them: documents print it once, as the balance due).
+ */
+export const paymentsMade = (sale: SaleRecord) => sale.payments.filter((p) => p.kind === 'payment' && p.method !== 'credit');
 
 /** The lines' own discounts, the promotions and the redeemed points, summed over the sale. */
 export function discountParts(sale: SaleRecord): { lines: number; promotions: number; points: number } {
@@ -30,6 +37,7 @@ export function discountParts(sale: SaleRecord): { lines: number; promotions: nu
 export function receiptLayout(input: ReceiptInput, columns: number, locale: ReceiptLocale): ReceiptBlock[] {
   const { sale, shop, customer } = input;
   const t = LABELS[locale];
+  const methods = paymentLabels(locale, shop.payment_method_labels);
   const blocks: ReceiptBlock[] = [];
   const plain = (lines: string[]) => lines.forEach((text) => blocks.push({ kind: 'line', text }));
   const centred = (text: string, style: { bold?: boolean; tall?: boolean } = {}) =>
@@ -43,6 +51,7 @@ export function receiptLayout(input: ReceiptInput, columns: number, locale: Rece
   if (place) centred(place);
   if (shop.phone) centred(`${t.phone} ${shop.phone}`);
   if (shop.tax_id) centred(`${t.taxId} ${shop.tax_id}`);
+  if (shop.trade_register_no) centred(`${t.tradeRegister} ${shop.trade_register_no}`);
   for (const line of paragraphs(shop.receipt_header)) centred(line);
   rule();
 
@@ -82,12 +91,14 @@ export function receiptLayout(input: ReceiptInput, columns: number, locale: Rece
   }
   if (sale.vat_breakdown.length > 0) rule();
 
-  for (const payment of sale.payments.filter((p) => p.kind === 'payment')) {
-    plain(row(t.methods[payment.method], formatXaf(payment.amount_xaf), columns));
+  for (const payment of paymentsMade(sale)) {
+    plain(row(methods[payment.method], formatXaf(payment.amount_xaf), columns));
     if (payment.reference) plain(wrap(`${t.reference} ${payment.reference}`, columns - 2).map((line) => `  ${line}`));
   }
   if (sale.change_xaf) plain(row(t.change, formatXaf(sale.change_xaf), columns));
-  if (sale.credit_xaf) plain(row(t.customerCredit, formatXaf(sale.credit_xaf), columns));
+  if (sale.credit_xaf) {
+    row(t.balanceDue, formatXaf(sale.credit_xaf), columns).forEach((text) => blocks.push({ kind: 'line', text, bold: true }));
+  }
 
   if (sale.points_earned || sale.points_redeemed) {
     rule();
@@ -100,13 +111,20 @@ export function receiptLayout(input: ReceiptInput, columns: number, locale: Rece
     const state = sale.status === 'refunded' ? t.refunded : sale.status === 'partially_refunded' ? t.partiallyRefunded : t.refunds;
     plain(wrap(state, columns));
     for (const refund of sale.refunds) {
-      plain(row(`${formatDateTime(refund.created_at, tz)} ${t.methods[refund.method]}`, formatXaf(-refund.total_xaf), columns, 2));
+      plain(row(`${formatDateTime(refund.created_at, tz)} ${methods[refund.method]}`, formatXaf(-refund.total_xaf), columns, 2));
     }
   }
 
   if (sale.status === 'voided') {
     rule();
     centred(`*** ${t.voided} ***`, { bold: true, tall: true });
+  }
+
+  // A sale left on the customer's account is signed for by the customer.
+  if (sale.credit_xaf && sale.status !== 'voided') {
+    blank();
+    blank();
+    plain([`${t.signature}${locale === 'fr' ? ' :' : ':'}`, '_'.repeat(Math.min(columns, 32))]);
   }
 
   blank();

@@ -8,10 +8,11 @@ import { authenticate, requireActiveSubscription, requireRole } from '../middlew
 import { newRouter } from '../router.ts';
 import { loadReceiptInput } from '../sales/queries.ts';
 import type { ReceiptInput } from '../sales/schemas.ts';
-import { bearer, emailAddress, jsonResponse, Locale, one, pickErrors, Uuid } from '../schemas.ts';
+import { bearer, emailAddress, jsonResponse, Locale, one, pickErrors } from '../schemas.ts';
 import { renderEscPos } from './escpos.ts';
 import { renderInvoice } from './invoice.ts';
 import { COLUMNS, type PaperWidth } from './layout.ts';
+import { INVOICE_CSP, InvoiceQuery, LocaleQuery, SaleParam, TextQuery, TextReceipt } from './schemas.ts';
 import { renderText } from './text.ts';
 
 /** The job that e-mails a receipt (worker/tasks/sale__email_receipt.ts). */
@@ -22,21 +23,12 @@ const senders: MiddlewareHandler<AppEnv>[] = [authenticate, requireRole('cashier
 
 const tags = ['Receipts'];
 
-const SaleParam = z.object({ sale_id: Uuid.openapi({ param: { name: 'sale_id', in: 'path' } }) });
-
-const LocaleQuery = Locale.optional().openapi({ param: { name: 'locale', in: 'query' }, description: 'fr or en; the shop\'s language when omitted.' });
-
 const ReceiptQuery = z.object({
   width: z
     .enum(['58', '80'])
     .default('80')
     .transform((value): PaperWidth => (value === '58' ? 58 : 80))
     .openapi({ param: { name: 'width', in: 'query' }, description: 'Paper width in mm: 58 prints 32 columns, 80 prints 48. Default 80.' }),
-  locale: LocaleQuery,
-});
-
-const InvoiceQuery = z.object({
-  format: z.enum(['a4', 'a3']).default('a4').openapi({ param: { name: 'format', in: 'query' }, description: 'Paper size of the print CSS. Default a4.' }),
   locale: LocaleQuery,
 });
 
@@ -52,13 +44,6 @@ const EscPosReceipt = z
     }),
   })
   .openapi('EscPosReceipt');
-
-const TextReceipt = z
-  .object({
-    format: z.literal('text'),
-    text: z.string().openapi({ description: 'The receipt in 32 columns for WhatsApp or SMS, lines separated by \\n, no control characters.' }),
-  })
-  .openapi('TextReceipt');
 
 const EmailReceiptBody = z
   .object({
@@ -90,10 +75,10 @@ const textReceiptRoute = createRoute({
   path: '/sales/{sale_id}/receipt/text',
   tags,
   summary: 'The receipt as plain text for sharing (any shop user)',
-  description: 'The same receipt as the printer\'s, 32 columns wide, returned rather than sent.',
+  description: 'The same receipt as the printer\'s, returned rather than sent: for a chat by default (`style=chat`), or 32 columns wide (`style=fixed`).',
   security: bearer,
   middleware: readers,
-  request: { params: SaleParam, query: z.object({ locale: LocaleQuery }) },
+  request: { params: SaleParam, query: TextQuery },
   responses: { 200: jsonResponse('The receipt\'s text.', one(TextReceipt)), ...pickErrors(401, 403, 404, 422) },
 });
 
@@ -134,9 +119,6 @@ async function receiptInput(tx: Tx, saleId: string): Promise<ReceiptInput> {
   return input;
 }
 
-/** The invoice may only style itself: even a name that slipped past escaping could fetch nothing. */
-const INVOICE_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'";
-
 export const receiptRoutes = newRouter()
   .openapi(receiptRoute, async (c) => {
     const { sale_id } = c.req.valid('param');
@@ -147,9 +129,9 @@ export const receiptRoutes = newRouter()
   })
   .openapi(textReceiptRoute, async (c) => {
     const { sale_id } = c.req.valid('param');
-    const { locale } = c.req.valid('query');
+    const { locale, style } = c.req.valid('query');
     const input = await receiptInput(c.var.tx, sale_id);
-    return c.json({ data: { format: 'text' as const, text: renderText(input, locale ?? input.shop.locale) } }, 200);
+    return c.json({ data: { format: 'text' as const, style, text: renderText(input, locale ?? input.shop.locale, style) } }, 200);
   })
   .openapi(emailReceiptRoute, async (c) => {
     const { sale_id } = c.req.valid('param');

@@ -121,11 +121,17 @@ export async function attributeLoyalty(tx: Tx, sale: SaleRecord, customerId: str
 export async function loadReceiptInput(tx: Tx, saleId: string): Promise<ReceiptInput | null> {
   const sale = await findSale(tx, saleId);
   if (!sale) return null;
+  return { sale, ...(await documentParties(tx, sale.customer_id)) };
+}
+
+/** The shop and the customer a sale's or a quote's document names. */
+export async function documentParties(tx: Tx, customerId: string | null): Promise<Pick<ReceiptInput, 'shop' | 'customer'>> {
   const [shop] = await tx<ReceiptInput['shop'][]>`
-    select name, phone, email, address, city, tax_id, receipt_header, receipt_footer, locale, timezone from shops where id = app_shop_id()`;
-  const [customer] = sale.customer_id
-    ? await tx<NonNullable<ReceiptInput['customer']>[]>`select id, name, phone, email from customers where id = ${sale.customer_id}`
+    select name, phone, email, address, city, tax_id, trade_register_no, receipt_header, receipt_footer, locale, timezone, payment_method_labels
+      from shops where id = app_shop_id()`;
+  const [customer] = customerId
+    ? await tx<NonNullable<ReceiptInput['customer']>[]>`select id, name, phone, email, tax_id, address from customers where id = ${customerId}`
     : [];
-  return { sale, shop: shop!, customer: customer ?? null };
+  return { shop: shop!, customer: customer ?? null };
 }
 

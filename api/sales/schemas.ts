@@ -101,12 +101,15 @@ export interface ReceiptInput {
     address: string | null;
     city: string | null;
     tax_id: string | null;
+    trade_register_no?: string | null;
     receipt_header: string | null;
     receipt_footer: string | null;
     locale: 'fr' | 'en';
     timezone: string;
+    /** The names the shop gave its payment methods (only those it named; see api/lib/payment-labels.ts). */
+    payment_method_labels?: Record<string, string>;
   };
-  customer: { id: string; name: string; phone: string | null; email: string | null } | null;
+  customer: { id: string; name: string; phone: string | null; email: string | null; tax_id?: string | null; address?: string | null } | null;
 }
 
 

@@ -8,3 +8,6 @@ alter table shops add column payment_method_labels jsonb not null default '{}'
 
 alter table customers add column tax_id text check (char_length(tax_id) <= 60);
 alter table customers add column address text check (char_length(address) <= 255);
+
+-- A sale's payments in the order they were taken (they share the sale's time): documents print them so.
+alter table sale_payments add column position smallint;

@@ -144,21 +144,29 @@ t.test('VAT is printed per rate with its base', async (t) => {
   t.ok(lines(receiptInput(), 58, 'en').includes('VAT 19.25%            2 542 FCFA'));
 });
 
-t.test('payments are printed with their method names, references, change and customer credit', async (t) => {
-  const input = receiptInput({ customer: CUSTOMER, sale: { credit_xaf: 2000, change_xaf: 0 } });
+t.test('payments are printed in the order taken, with the shop\'s names for its methods, references and change', async (t) => {
+  const input = receiptInput({ customer: CUSTOMER, sale: { change_xaf: 0 } });
   input.sale.payments = [payment('cash', 5000), payment('carrier1_momo', 6000, { reference: 'MP123' }), payment('carrier2_money', 2000), payment('card', 1000), payment('bank', 1250)];
   const printed = lines(input, 58);
-  t.ok(printed.includes('Espèces               5 000 FCFA'));
-  t.ok(printed.includes('Mobile money 1        6 000 FCFA'));
-  t.ok(printed.includes('  Réf. MP123'));
-  t.ok(printed.includes('Mobile money 2        2 000 FCFA'));
-  t.ok(printed.includes('Carte bancaire        1 000 FCFA'));
-  t.ok(printed.includes('Virement bancaire     1 250 FCFA'));
-  t.ok(printed.includes('Crédit client         2 000 FCFA'));
+  const order = ['Espèces               5 000 FCFA', 'MTN MoMo              6 000 FCFA', '  Réf. MP123', 'Orange Money          2 000 FCFA', 'Carte bancaire        1 000 FCFA', 'Virement bancaire     1 250 FCFA'];
+  t.strictSame(order.map((line) => printed.indexOf(line)).map((at, i, all) => at >= 0 && (i === 0 || at > all[i - 1]!)), order.map(() => true), 'every payment, in the order taken');
+  input.shop.payment_method_labels = { carrier1_momo: 'Mobile Money MTN' };
+  t.ok(lines(input, 58).includes('Mobile Money MTN      6 000 FCFA'), 'the shop\'s own name for a method');
   t.notOk(printed.some((line) => line.startsWith('Monnaie rendue')), 'no change line when none is due');
   t.ok(lines(receiptInput(), 58).includes('Monnaie rendue        2 750 FCFA'));
   t.ok(lines(receiptInput(), 58, 'en').includes('Change                2 750 FCFA'));
   t.ok(lines(receiptInput(), 58, 'en').includes('Cash                 20 000 FCFA'));
+});
+
+t.test('a sale on the customer\'s account prints its balance due once, after the payments, and a line for the customer\'s signature', async (t) => {
+  const input = receiptInput({ customer: CUSTOMER, sale: { credit_xaf: 9750, change_xaf: 0 } });
+  input.sale.payments = [payment('cash', 5000), payment('credit', 9750)];
+  const printed = lines(input, 58);
+  t.equal(printed.filter((line) => line.includes('9 750 FCFA')).length, 1, 'the amount on the account appears once');
+  t.ok(printed.findIndex((line) => line.startsWith('Reste dû (compte client)')) > printed.indexOf('Espèces               5 000 FCFA'), 'after the payments');
+  t.ok(printed.includes('Signature du client :'), 'a signature line');
+  t.notOk(printed.some((line) => line.startsWith('Compte client') || line.startsWith('Crédit client')), 'not also listed as a payment');
+  t.notOk(lines(receiptInput(), 58).includes('Signature du client :'), 'no signature line for a sale paid in full');
 });
 
 t.test('points earned and redeemed are printed', async (t) => {

@@ -1,4 +1,5 @@
 import t from 'tap';
+import { DEFAULT_PAYMENT_LABELS } from '../../api/lib/payment-labels.ts';
 import { cleanText, formatDateTime, formatQuantity, formatRate, formatXaf, LABELS, lineGross, row, wrap } from '../../api/receipts/format.ts';
 import { SaleMethod } from '../../api/sales/schemas.ts';
 import { LONG_NAME } from './receipt-fixtures.ts';
@@ -88,10 +89,10 @@ t.test('every label exists in both languages and payment methods have their name
       const value = LABELS[locale][key as keyof (typeof LABELS)['fr']];
       if (typeof value === 'string') t.ok(value.length > 0, `${locale}.${key}`);
     }
-    t.same(Object.keys(LABELS[locale].methods).sort(), [...SaleMethod.options].sort(), `${locale}: every payment method`);
+    t.same(Object.keys(DEFAULT_PAYMENT_LABELS[locale]).sort(), [...SaleMethod.options].sort(), `${locale}: every payment method`);
   }
-  t.same(LABELS.fr.methods, { cash: 'Espèces', carrier1_momo: 'Mobile money 1', carrier2_money: 'Mobile money 2', card: 'Carte bancaire', bank: 'Virement bancaire', credit: 'Crédit client' });
-  t.same(LABELS.en.methods, { cash: 'Cash', carrier1_momo: 'Mobile money 1', carrier2_money: 'Mobile money 2', card: 'Card', bank: 'Bank transfer', credit: 'Customer credit' });
+  t.same(DEFAULT_PAYMENT_LABELS.fr, { cash: 'Espèces', carrier1_momo: 'MTN MoMo', carrier2_money: 'Orange Money', card: 'Carte bancaire', bank: 'Virement bancaire', credit: 'Compte client' });
+  t.same(DEFAULT_PAYMENT_LABELS.en, { cash: 'Cash', carrier1_momo: 'MTN MoMo', carrier2_money: 'Orange Money', card: 'Card', bank: 'Bank transfer', credit: 'Customer account' });
   t.equal(LABELS.fr.vat, 'TVA');
   t.equal(LABELS.en.vat, 'VAT');
   t.equal(LABELS.fr.change, 'Monnaie rendue');

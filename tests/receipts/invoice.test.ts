@@ -77,14 +77,23 @@ t.test('the invoice shows the totals and the VAT breakdown per rate', async (t) 
   t.ok(text.includes('Détail de la TVA Taux TVA Base HT TVA Total TTC 0 % 1 500 FCFA 0 FCFA 1 500 FCFA 19,25 % 13 208 FCFA 2 542 FCFA 15 750 FCFA'));
 });
 
-t.test('the invoice shows the payments, change, customer credit and points', async (t) => {
+t.test('the invoice shows the payments in the order taken, the change, one balance due on the customer\'s account, a signature and points', async (t) => {
   const input = receiptInput({ customer: CUSTOMER, sale: { credit_xaf: 3000, points_redeemed: 20 } });
-  input.sale.payments.push(payment('carrier1_momo', 1000, { reference: 'MP-77' }));
+  input.sale.payments.push(payment('carrier1_momo', 1000, { reference: 'MP-77' }), payment('credit', 3000));
   const text = visibleText(renderInvoice(input, 'a4', 'fr'));
-  for (const expected of ['Paiements', 'Espèces 20 000 FCFA', 'Mobile money 1 MP-77 1 000 FCFA', 'Monnaie rendue 2 750 FCFA', 'Crédit client 3 000 FCFA', 'Points gagnés 17', 'Points utilisés 20']) {
+  for (const expected of ['Paiements', 'Espèces 20 000 FCFA', 'MTN MoMo MP-77 1 000 FCFA', 'Monnaie rendue 2 750 FCFA', 'Reste dû (compte client) 3 000 FCFA', 'Signature du client :', 'Points gagnés 17', 'Points utilisés 20']) {
     t.ok(text.includes(expected), expected);
   }
+  t.ok(text.indexOf('Espèces 20 000 FCFA') < text.indexOf('MTN MoMo MP-77'), 'in the order taken');
+  t.equal(text.split('3 000 FCFA').length - 1, 1, 'the balance due appears once');
   t.notOk(text.includes('-2 750'), 'the change entry is not listed as a payment');
+});
+
+t.test('the invoice prints the shop\'s trade register number and a business customer\'s address and taxpayer number', async (t) => {
+  const input = receiptInput({ customer: { ...CUSTOMER, tax_id: 'M051812345678P', address: 'Rue Joss, Douala' } });
+  input.shop.trade_register_no = 'RC/DLA/2019/B/1234';
+  const text = visibleText(renderInvoice(input, 'a4', 'fr'));
+  for (const expected of ['RCCM : RC/DLA/2019/B/1234', 'Adresse : Rue Joss, Douala', 'N° contribuable : M051812345678P']) t.ok(text.includes(expected), expected);
 });
 
 t.test('every label follows the locale', async (t) => {

@@ -45,7 +45,7 @@ t.test('the text receipt shows the lines, totals, VAT per rate, payments and cha
 
 t.test('the text receipt speaks English when asked', async (t) => {
   const input = receiptInput({ customer: CUSTOMER, sale: { credit_xaf: 2000 } });
-  input.sale.payments.push(payment('carrier2_money', 1000, { reference: 'OM-42' }));
+  input.sale.payments.push(payment('carrier2_money', 1000, { reference: 'OM-42' }), payment('credit', 2000));
   const lines = textOf(input, 'en').split('\n');
   for (const expected of [
     'Receipt no. 1042',
@@ -58,10 +58,12 @@ t.test('the text receipt speaks English when asked', async (t) => {
     'VAT 19.25%            2 542 FCFA',
     '  Base excl. VAT     13 208 FCFA',
     'Cash                 20 000 FCFA',
-    'Mobile money 2        1 000 FCFA',
+    'Orange Money          1 000 FCFA',
     '  Ref. OM-42',
     'Change                2 750 FCFA',
-    'Customer credit       2 000 FCFA',
+    'Balance due (customer account)',
+    '                      2 000 FCFA',
+    'Customer signature:',
     'Points earned                 17',
   ]) {
     t.ok(lines.includes(expected), expected);
@@ -95,4 +97,19 @@ t.test('a voided sale is marked in the text receipt', async (t) => {
   const input = receiptInput({ sale: { status: 'voided', void_reason: 'Doublon', voided_at: '2026-11-21T14:00:00Z' } });
   t.equal(textOf(input).split('\n').filter((line) => line.trim() === '*** ANNULÉ ***').length, 2);
   t.equal(textOf(input, 'en').split('\n').filter((line) => line.trim() === '*** VOIDED ***').length, 2);
+});
+
+t.test('the chat style, for WhatsApp and SMS, pads nothing: each amount ends its own line, the total is bold', async (t) => {
+  const input = receiptInput({ customer: CUSTOMER, sale: { credit_xaf: 2000 } });
+  input.sale.items.push(item({ name: LONG_NAME, quantity: 1, unit_price_xaf: 1000 }));
+  input.sale.payments.push(payment('carrier1_momo', 1000, { reference: 'MP-9' }), payment('credit', 2000));
+  const chat = renderText(input, 'fr', 'chat');
+  const lines = chat.split('\n');
+  t.same(lines.filter((line) => / {2}/.test(line)), [], 'no run of spaces: nothing lines up by padding');
+  for (const expected of ['*Boutique Awa*', 'Reçu n° 1042', 'Espèces : 20 000 FCFA', 'MTN MoMo : 1 000 FCFA', 'Réf. MP-9', 'Monnaie rendue : 2 750 FCFA', '*TOTAL : 17 250 FCFA*', '*Reste dû (compte client) : 2 000 FCFA*', 'Signature du client :', LONG_NAME]) {
+    t.ok(lines.includes(expected), expected);
+  }
+  t.notOk(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/.test(chat), 'no control character but the line feed');
+  t.ok(renderText(input, 'en', 'chat').split('\n').includes('Cash: 20 000 FCFA'), 'English puts no space before the colon');
+  t.equal(renderText(input, 'fr'), renderText(input, 'fr', 'fixed'), 'the fixed style stays the default of the renderer');
 });

@@ -22,7 +22,7 @@ begin
         from sale_items i where i.sale_id = s.id), '[]'),
       'payments', coalesce((select jsonb_agg(jsonb_build_object(
           'id', p.id, 'kind', p.kind, 'method', p.method, 'amount_xaf', p.amount_xaf, 'reference', p.reference,
-          'created_at', iso_time(p.created_at)) order by p.created_at, p.kind, p.id)
+          'created_at', iso_time(p.created_at)) order by p.created_at, p.kind, p.position nulls last, p.id)
         from sale_payments p where p.sale_id = s.id), '[]'),
       'refunds', coalesce((select jsonb_agg(jsonb_build_object(
           'id', r.id, 'method', r.method, 'reason', r.reason, 'total_xaf', r.total_xaf, 'vat_xaf', r.vat_xaf,

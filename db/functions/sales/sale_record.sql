@@ -266,14 +266,15 @@ begin
     from jsonb_array_elements(lines) where (value ->> 'tracked')::boolean;
 
   -- The payments, the credit left on the customer's account and the change given, in one insert.
-  insert into sale_payments (sale_id, kind, method, amount_xaf, reference, shift_id, created_at)
-  select the_sale, 'payment', value ->> 'method', (value ->> 'amount_xaf')::bigint, value ->> 'reference', open_shift, occurred_at
-    from jsonb_array_elements(coalesce(p_sale -> 'payments', '[]'))
+  -- In the order taken (position), so that documents print them so.
+  insert into sale_payments (sale_id, kind, method, amount_xaf, reference, shift_id, created_at, position)
+  select the_sale, 'payment', value ->> 'method', (value ->> 'amount_xaf')::bigint, value ->> 'reference', open_shift, occurred_at, payment_order
+    from jsonb_array_elements(coalesce(p_sale -> 'payments', '[]')) with ordinality as given (value, payment_order)
    where (value ->> 'amount_xaf')::bigint > 0
   union all
-  select the_sale, 'payment', 'credit', credit - credit_given, null, open_shift, occurred_at where credit > credit_given
+  select the_sale, 'payment', 'credit', credit - credit_given, null, open_shift, occurred_at, 1000 where credit > credit_given
   union all
-  select the_sale, 'change', 'cash', -change, null, open_shift, occurred_at where change > 0;
+  select the_sale, 'change', 'cash', -change, null, open_shift, occurred_at, 1001 where change > 0;
 
   if customer.id is not null then
     earned := loyalty_earn_for_sale(customer.id, the_sale, total - credit);

@@ -1,0 +1,34 @@
+import { z } from '@hono/zod-openapi';
+import { Locale, Uuid } from '../schemas.ts';
+
+/** What the receipt and invoice routes share, the authenticated ones (routes.ts) and the shared links' (share-routes.ts). */
+
+export const SaleParam = z.object({ sale_id: Uuid.openapi({ param: { name: 'sale_id', in: 'path' } }) });
+
+export const LocaleQuery = Locale.optional().openapi({ param: { name: 'locale', in: 'query' }, description: 'fr or en; the shop\'s language when omitted.' });
+
+export const InvoiceQuery = z.object({
+  format: z.enum(['a4', 'a3']).default('a4').openapi({ param: { name: 'format', in: 'query' }, description: 'Paper size of the print CSS. Default a4.' }),
+  locale: LocaleQuery,
+});
+
+export const TextQuery = z.object({
+  locale: LocaleQuery,
+  style: z.enum(['chat', 'fixed']).default('chat').openapi({
+    param: { name: 'style', in: 'query' },
+    description:
+      '`chat` (default, for WhatsApp or SMS, whose fonts are proportional): no column padding, each amount at the end of its line, totals in ' +
+      '*bold*. `fixed`: the printer\'s 32 columns, for a monospace block or a printer.',
+  }),
+});
+
+export const TextReceipt = z
+  .object({
+    format: z.literal('text'),
+    style: z.enum(['chat', 'fixed']),
+    text: z.string().openapi({ description: 'The receipt, lines separated by \\n, no control characters.' }),
+  })
+  .openapi('TextReceipt');
+
+/** The invoice may only style itself: even a name that slipped past escaping could fetch nothing. */
+export const INVOICE_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'";
