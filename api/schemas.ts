@@ -166,6 +166,24 @@ export const errorResponses = {
   503: errorResponse('The database cannot be reached right now (`service_unavailable`): retry later; nothing was recorded.'),
 } as const;
 
+/**
+ * The 409 or 422 answer of one operation with the codes it can give and what each means, so a client
+ * developer sees them per operation: `...refusals(409, { sale_already_voided: 'The sale was voided before.' })`.
+ * The description lists the codes; each code is also an example of the answer.
+ */
+export function refusals<S extends 409 | 422>(status: S, codes: Record<string, string>): Record<S, ReturnType<typeof errorResponse> & { content: { 'application/json': { examples: Record<string, { summary: string; value: unknown }> } } }> {
+  const lead = status === 409 ? 'The record\'s state forbids the operation; nothing was changed. Codes:' : 'The input was refused; nothing was recorded. `errors` names the failing inputs. Codes:';
+  const list = Object.entries(codes).map(([code, meaning]) => `\n- \`${code}\`: ${meaning}`).join('');
+  const examples = Object.fromEntries(
+    Object.entries(codes).map(([code, meaning]) => [
+      code,
+      { summary: meaning, value: status === 422 ? { message: 'The given data was invalid.', code, errors: { [code === 'validation_failed' ? 'name' : 'body']: [meaning] } } : { message: meaning, code } },
+    ]),
+  );
+  const answer = errorResponse(`${lead}${list}`);
+  return { [status]: { ...answer, content: { 'application/json': { ...answer.content['application/json'], examples } } } } as never;
+}
+
 export function pickErrors<K extends keyof typeof errorResponses>(...statuses: K[]): Pick<typeof errorResponses, K> {
   return Object.fromEntries(statuses.map((status) => [status, errorResponses[status]])) as Pick<typeof errorResponses, K>;
 }

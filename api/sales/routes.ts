@@ -9,7 +9,7 @@ import { CursorAt, decodeCursor, page } from '../lib/pagination.ts';
 import type { Tx } from '../db.ts';
 import { authenticate, inOwnStatements, requireActiveSubscription, requireRole } from '../middleware/auth.ts';
 import { newRouter } from '../router.ts';
-import { bearer, jsonBody, jsonResponse, many, one, pickErrors, Uuid } from '../schemas.ts';
+import { bearer, jsonBody, jsonResponse, many, one, pickErrors, refusals, Uuid } from '../schemas.ts';
 import { attributeLoyalty, findSale, listSales, recordSale, recordSaleAlone, refundSale, voidSale } from './queries.ts';
 import { AttributeLoyaltyBody, CreateSaleBody, RefundBody, SaleListQuery, SaleRecord, VoidBody } from './schemas.ts';
 
@@ -43,7 +43,18 @@ const create = createRoute({
   responses: {
     201: jsonResponse('The sale.', one(SaleRecord)),
     200: jsonResponse('The sale already recorded under this id (a retry).', one(SaleRecord)),
-    ...pickErrors(400, 401, 402, 403, 409, 413, 422),
+    ...pickErrors(400, 401, 402, 403, 413),
+    ...refusals(409, { idempotency_conflict: 'This sale id, or this Idempotency-Key, was already used with another body.' }),
+    ...refusals(422, {
+      validation_failed: 'An input is missing or malformed, or names a record (customer, device, product, variant) the shop does not have.',
+      insufficient_stock: 'A line asks for more than is on hand (`items.N.quantity`) and the shop does not allow negative stock.',
+      payment_insufficient: 'The payments do not cover the total and no customer takes the rest on account.',
+      credit_limit_exceeded: 'The rest on the customer\'s account would pass its credit ceiling.',
+      change_without_cash: 'Payments exceed the total but no cash was given: only cash can be given back.',
+      redeem_exceeds_total: 'The redeemed points are worth more than the sale.',
+      variant_required: 'The product is sold by variant: the line must name one.',
+      discount_not_allowed: 'A cashier\'s line discount beyond the shop\'s cap.',
+    }),
   },
 });
 
