@@ -162,7 +162,7 @@ t.test('every 409 and 422 lists the codes of its operation with their meaning, e
       const answer = op.spec.responses[status];
       if (!answer) continue;
       const codes = [...String(answer.description).matchAll(LISTED_CODE)].map((match) => match[1]!);
-      const examples: Record<string, { value?: { code?: string } }> = json(answer.content)?.examples ?? {};
+      const examples = (json(answer.content)?.examples ?? {}) as Record<string, { value?: { code?: string } }>;
       if (!codes.length) wrong.push(`${op.name} ${status}: lists no code (use refusals(${status}, { code: 'meaning' }) from api/schemas.ts)`);
       for (const code of codes) if (examples[code]?.value?.code !== code) wrong.push(`${op.name} ${status}: \`${code}\` has no example`);
     }
