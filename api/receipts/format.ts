@@ -2,9 +2,10 @@
  * What every receipt, invoice and quote prints the same way: amounts, quantities, rates, dates,
  * the words in both languages, and text fitted to a paper's columns.
  *
- * Decisions: amounts are grouped by three with a plain space and carry no decimals (`12 500 FCFA`,
- * `-1 500 FCFA`), the same in both languages, because that is how prices are written in the shops
- * of the CFA franc zone. Dates are day/month/year and a 24-hour clock in both languages
+ * Decisions: amounts carry no decimals and are grouped by three the way each language writes
+ * numbers: a plain space in French (`12 500 FCFA`, `-1 500 FCFA`), a comma in English
+ * (`12,500 FCFA`); quantities and rates take a decimal comma in French and a point in English
+ * (`1 234,5` / `1,234.5`). Dates are day/month/year and a 24-hour clock in both languages
  * (`21/11/2026 14:05`), in the shop's own time zone: a till's clock and the receipt agree, and no
  * AM/PM has to fit on a 32-column line.
  */
@@ -13,25 +14,27 @@ import type { SaleMethod } from '../sales/schemas.ts';
 export type ReceiptLocale = 'fr' | 'en';
 export type PaymentMethod = (typeof SaleMethod.options)[number];
 
-const groupDigits = (digits: string) => digits.replace(/\B(?=(\d{3})+(?!\d))/g, ' ');
+const GROUP_SEPARATOR: Record<ReceiptLocale, string> = { fr: ' ', en: ',' };
 
-/** Integer XAF: `12 500 FCFA`, `0 FCFA`, `-1 500 FCFA`. */
-export function formatXaf(amount: number): string {
+const groupDigits = (digits: string, locale: ReceiptLocale) => digits.replace(/\B(?=(\d{3})+(?!\d))/g, GROUP_SEPARATOR[locale]);
+
+/** Integer XAF: `12 500 FCFA`, `0 FCFA`, `-1 500 FCFA` in French; `12,500 FCFA` in English. */
+export function formatXaf(amount: number, locale: ReceiptLocale): string {
   const rounded = Math.round(amount);
   const sign = rounded < 0 ? '-' : '';
-  return `${sign}${groupDigits(String(Math.abs(rounded)))} FCFA`;
+  return `${sign}${groupDigits(String(Math.abs(rounded)), locale)} FCFA`;
 }
 
-/** A number with at most `places` decimals and no trailing zeros; comma in French, point in English. */
+/** A number with at most `places` decimals and no trailing zeros: `1 234,5` in French, `1,234.5` in English. */
 function formatDecimal(value: number, places: number, locale: ReceiptLocale): string {
   const fixed = Math.abs(value).toFixed(places);
   const [whole, fraction = ''] = fixed.split('.');
   const trimmed = fraction.replace(/0+$/, '');
   const sign = value < 0 && Number(fixed) !== 0 ? '-' : '';
-  return `${sign}${groupDigits(whole!)}${trimmed ? (locale === 'fr' ? ',' : '.') + trimmed : ''}`;
+  return `${sign}${groupDigits(whole!, locale)}${trimmed ? (locale === 'fr' ? ',' : '.') + trimmed : ''}`;
 }
 
-/** Quantities: up to 3 decimals, no trailing zeros (`2`, `1,5` / `1.5`, `0,125`). */
+/** Quantities: up to 3 decimals, no trailing zeros (`2`, `1,5` / `1.5`, `0,125`, `1 234,5` / `1,234.5`). */
 export function formatQuantity(quantity: number, locale: ReceiptLocale): string {
   return formatDecimal(quantity, 3, locale);
 }
@@ -84,6 +87,7 @@ export function lineGross(quantity: number, unitPriceXaf: number): number {
 
 export interface Labels {
   invoice: string;
+  invoiceAttached: string;
   receiptNo: string;
   invoiceNo: string;
   date: string;
@@ -143,6 +147,7 @@ export interface Labels {
 export const LABELS: Record<ReceiptLocale, Labels> = {
   fr: {
     invoice: 'Facture',
+    invoiceAttached: 'La facture est jointe à ce message.',
     receiptNo: 'Reçu n°',
     invoiceNo: 'Facture n°',
     date: 'Date',
@@ -199,6 +204,7 @@ export const LABELS: Record<ReceiptLocale, Labels> = {
   },
   en: {
     invoice: 'Invoice',
+    invoiceAttached: 'The invoice is attached to this message.',
     receiptNo: 'Receipt no.',
     invoiceNo: 'Invoice no.',
     date: 'Date',

@@ -176,10 +176,10 @@ export function renderDocument(document: PrintedDocument, shop: ReceiptInput['sh
       String(index + 1),
       item.name,
       formatQuantity(item.quantity, locale),
-      formatXaf(item.unit_price_xaf),
-      discount ? formatXaf(-discount) : '',
+      formatXaf(item.unit_price_xaf, locale),
+      discount ? formatXaf(-discount, locale) : '',
       formatRate(item.vat_rate, locale),
-      formatXaf(lineGross(item.quantity, item.unit_price_xaf) - discount),
+      formatXaf(lineGross(item.quantity, item.unit_price_xaf) - discount, locale),
     ];
   });
   const lineColumns: Column[] = [
@@ -195,14 +195,14 @@ export function renderDocument(document: PrintedDocument, shop: ReceiptInput['sh
   const totalBase = document.vat_breakdown.reduce((sum, vat) => sum + vat.base_xaf, 0);
   const totalVat = document.vat_breakdown.reduce((sum, vat) => sum + vat.vat_xaf, 0);
   const totalRows: Total[] = [
-    { label: t.subtotal, value: formatXaf(document.subtotal_xaf) },
-    ...document.discounts.filter((discount) => discount.amount_xaf).map((discount) => ({ label: discount.label, value: formatXaf(-discount.amount_xaf) })),
-    { label: t.totalExclVat, value: formatXaf(totalBase) },
-    { label: t.totalVat, value: formatXaf(totalVat) },
-    { label: t.totalInclVat, value: formatXaf(document.total_xaf), grand: true },
+    { label: t.subtotal, value: formatXaf(document.subtotal_xaf, locale) },
+    ...document.discounts.filter((discount) => discount.amount_xaf).map((discount) => ({ label: discount.label, value: formatXaf(-discount.amount_xaf, locale) })),
+    { label: t.totalExclVat, value: formatXaf(totalBase, locale) },
+    { label: t.totalVat, value: formatXaf(totalVat, locale) },
+    { label: t.totalInclVat, value: formatXaf(document.total_xaf, locale), grand: true },
   ];
 
-  const vatRows = document.vat_breakdown.map((vat) => [formatRate(vat.rate, locale), formatXaf(vat.base_xaf), formatXaf(vat.vat_xaf), formatXaf(vat.total_xaf)]);
+  const vatRows = document.vat_breakdown.map((vat) => [formatRate(vat.rate, locale), formatXaf(vat.base_xaf, locale), formatXaf(vat.vat_xaf, locale), formatXaf(vat.total_xaf, locale)]);
   const vatColumns: Column[] = [{ label: t.vatRate }, { label: t.vatBase, numeric: true }, { label: t.vat, numeric: true }, { label: t.totalInclVat, numeric: true }];
 
   const body = [
@@ -241,14 +241,14 @@ export function renderInvoice(input: ReceiptInput, format: InvoiceFormat, locale
   const discounts = discountParts(sale);
 
   const methods = paymentLabels(locale, shop.payment_method_labels);
-  const payments = paymentsMade(sale).map((payment) => [methods[payment.method], payment.reference ?? '', formatXaf(payment.amount_xaf)]);
+  const payments = paymentsMade(sale).map((payment) => [methods[payment.method], payment.reference ?? '', formatXaf(payment.amount_xaf, locale)]);
   const settlement: Total[] = [
-    sale.change_xaf ? { label: t.change, value: formatXaf(sale.change_xaf) } : null,
-    sale.credit_xaf ? { label: t.balanceDue, value: formatXaf(sale.credit_xaf), grand: true } : null,
+    sale.change_xaf ? { label: t.change, value: formatXaf(sale.change_xaf, locale) } : null,
+    sale.credit_xaf ? { label: t.balanceDue, value: formatXaf(sale.credit_xaf, locale), grand: true } : null,
     sale.points_earned ? { label: t.pointsEarned, value: String(sale.points_earned) } : null,
     sale.points_redeemed ? { label: t.pointsRedeemed, value: String(sale.points_redeemed) } : null,
   ].filter((row) => row !== null);
-  const refunds = sale.refunds.map((refund) => [formatDateTime(refund.created_at, shop.timezone), methods[refund.method], refund.reason ?? '', formatXaf(-refund.total_xaf)]);
+  const refunds = sale.refunds.map((refund) => [formatDateTime(refund.created_at, shop.timezone), methods[refund.method], refund.reason ?? '', formatXaf(-refund.total_xaf, locale)]);
 
   const sections: Section[] = [];
   if (payments.length || settlement.length) sections.push({ kind: 'heading', text: t.payments });

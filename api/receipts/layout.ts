@@ -70,34 +70,34 @@ export function receiptLayout(input: ReceiptInput, columns: number, locale: Rece
 
   for (const item of sale.items) {
     plain(wrap(item.name, columns));
-    const quantityLine = `${formatQuantity(item.quantity, locale)} x ${formatXaf(item.unit_price_xaf)}`;
-    plain(row(quantityLine, formatXaf(lineGross(item.quantity, item.unit_price_xaf)), columns, 2));
-    if (item.discount_xaf) plain(row(t.discount, formatXaf(-item.discount_xaf), columns, 2));
-    if (item.promotion_discount_xaf) plain(row(t.promotion, formatXaf(-item.promotion_discount_xaf), columns, 2));
+    const quantityLine = `${formatQuantity(item.quantity, locale)} x ${formatXaf(item.unit_price_xaf, locale)}`;
+    plain(row(quantityLine, formatXaf(lineGross(item.quantity, item.unit_price_xaf), locale), columns, 2));
+    if (item.discount_xaf) plain(row(t.discount, formatXaf(-item.discount_xaf, locale), columns, 2));
+    if (item.promotion_discount_xaf) plain(row(t.promotion, formatXaf(-item.promotion_discount_xaf, locale), columns, 2));
   }
   rule();
 
   const discounts = discountParts(sale);
-  plain(row(t.subtotal, formatXaf(sale.subtotal_xaf), columns));
-  if (discounts.lines) plain(row(t.discounts, formatXaf(-discounts.lines), columns));
-  if (discounts.promotions) plain(row(t.promotions, formatXaf(-discounts.promotions), columns));
-  if (discounts.points) plain(row(`${t.pointsDiscount} (${sale.points_redeemed})`, formatXaf(-discounts.points), columns));
-  row(t.total, formatXaf(sale.total_xaf), columns).forEach((text) => blocks.push({ kind: 'line', text, bold: true, tall: true }));
+  plain(row(t.subtotal, formatXaf(sale.subtotal_xaf, locale), columns));
+  if (discounts.lines) plain(row(t.discounts, formatXaf(-discounts.lines, locale), columns));
+  if (discounts.promotions) plain(row(t.promotions, formatXaf(-discounts.promotions, locale), columns));
+  if (discounts.points) plain(row(`${t.pointsDiscount} (${sale.points_redeemed})`, formatXaf(-discounts.points, locale), columns));
+  row(t.total, formatXaf(sale.total_xaf, locale), columns).forEach((text) => blocks.push({ kind: 'line', text, bold: true, tall: true }));
   rule();
 
   for (const vat of sale.vat_breakdown) {
-    plain(row(`${t.vat} ${formatRate(vat.rate, locale)}`, formatXaf(vat.vat_xaf), columns));
-    plain(row(t.vatBase, formatXaf(vat.base_xaf), columns, 2));
+    plain(row(`${t.vat} ${formatRate(vat.rate, locale)}`, formatXaf(vat.vat_xaf, locale), columns));
+    plain(row(t.vatBase, formatXaf(vat.base_xaf, locale), columns, 2));
   }
   if (sale.vat_breakdown.length > 0) rule();
 
   for (const payment of paymentsMade(sale)) {
-    plain(row(methods[payment.method], formatXaf(payment.amount_xaf), columns));
+    plain(row(methods[payment.method], formatXaf(payment.amount_xaf, locale), columns));
     if (payment.reference) plain(wrap(`${t.reference} ${payment.reference}`, columns - 2).map((line) => `  ${line}`));
   }
-  if (sale.change_xaf) plain(row(t.change, formatXaf(sale.change_xaf), columns));
+  if (sale.change_xaf) plain(row(t.change, formatXaf(sale.change_xaf, locale), columns));
   if (sale.credit_xaf) {
-    row(t.balanceDue, formatXaf(sale.credit_xaf), columns).forEach((text) => blocks.push({ kind: 'line', text, bold: true }));
+    row(t.balanceDue, formatXaf(sale.credit_xaf, locale), columns).forEach((text) => blocks.push({ kind: 'line', text, bold: true }));
   }
 
   if (sale.points_earned || sale.points_redeemed) {
@@ -111,7 +111,7 @@ export function receiptLayout(input: ReceiptInput, columns: number, locale: Rece
     const state = sale.status === 'refunded' ? t.refunded : sale.status === 'partially_refunded' ? t.partiallyRefunded : t.refunds;
     plain(wrap(state, columns));
     for (const refund of sale.refunds) {
-      plain(row(`${formatDateTime(refund.created_at, tz)} ${methods[refund.method]}`, formatXaf(-refund.total_xaf), columns, 2));
+      plain(row(`${formatDateTime(refund.created_at, tz)} ${methods[refund.method]}`, formatXaf(-refund.total_xaf, locale), columns, 2));
     }
   }
 

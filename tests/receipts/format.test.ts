@@ -4,14 +4,22 @@ import { cleanText, formatDateTime, formatQuantity, formatRate, formatXaf, LABEL
 import { SaleMethod } from '../../api/sales/schemas.ts';
 import { LONG_NAME } from './receipt-fixtures.ts';
 
-t.test('amounts are grouped by three with a plain space, no decimals, and read FCFA', async (t) => {
-  t.equal(formatXaf(12500), '12 500 FCFA');
-  t.equal(formatXaf(0), '0 FCFA');
-  t.equal(formatXaf(-1500), '-1 500 FCFA');
-  t.equal(formatXaf(999), '999 FCFA');
-  t.equal(formatXaf(1000), '1 000 FCFA');
-  t.equal(formatXaf(1234567000), '1 234 567 000 FCFA');
-  t.notOk(/[\u00a0\u202f]/.test(formatXaf(1000000)), 'the grouping space is a plain space');
+t.test('amounts are grouped by three with a plain space in French, no decimals, and read FCFA', async (t) => {
+  t.equal(formatXaf(12500, 'fr'), '12 500 FCFA');
+  t.equal(formatXaf(0, 'fr'), '0 FCFA');
+  t.equal(formatXaf(-1500, 'fr'), '-1 500 FCFA');
+  t.equal(formatXaf(999, 'fr'), '999 FCFA');
+  t.equal(formatXaf(1000, 'fr'), '1 000 FCFA');
+  t.equal(formatXaf(1234567000, 'fr'), '1 234 567 000 FCFA');
+  t.notOk(/[\u00a0\u202f]/.test(formatXaf(1000000, 'fr')), 'the grouping space is a plain space');
+});
+
+t.test('the English locale groups amounts with a comma', async (t) => {
+  t.equal(formatXaf(149750, 'en'), '149,750 FCFA');
+  t.equal(formatXaf(999, 'en'), '999 FCFA');
+  t.equal(formatXaf(-1500, 'en'), '-1,500 FCFA');
+  t.equal(formatXaf(1234567000, 'en'), '1,234,567,000 FCFA');
+  t.equal(formatXaf(0, 'en'), '0 FCFA');
 });
 
 t.test('quantities keep at most 3 decimals and no trailing zeros, comma in French and point in English', async (t) => {
@@ -23,6 +31,8 @@ t.test('quantities keep at most 3 decimals and no trailing zeros, comma in Frenc
   t.equal(formatQuantity(1.25, 'fr'), '1,25');
   t.equal(formatQuantity(0.1 + 0.2, 'en'), '0.3', 'binary floating point does not show');
   t.equal(formatQuantity(1234.567, 'fr'), '1 234,567');
+  t.equal(formatQuantity(1234.5, 'en'), '1,234.5', 'English groups with a comma and takes a decimal point');
+  t.equal(formatQuantity(1234.5, 'fr'), '1 234,5');
   t.equal(formatQuantity(-2, 'en'), '-2');
 });
 
