@@ -102,6 +102,33 @@ const API_DESCRIPTION = [
     'shuts down, answers say `Connection: close`: the next request opens a new connection, to another instance.',
 ].join('\n');
 
+/** The document's tags, in the order a client developer meets them, each saying what its operations are for. */
+const TAGS = [
+  { name: 'Account', description: 'Register a shop (its owner\'s account and a 30-day trial), log in and out, reset a forgotten password, read and edit one\'s own profile and password. Login and register answer the bearer token every other operation takes.' },
+  { name: 'Shop', description: 'The shop\'s settings: name, address, taxpayer and trade-register numbers, VAT, receipt texts, payment-method labels (MTN MoMo, Orange Money...), cashier limits, negative stock. Read by every user; changed by the owner.' },
+  { name: 'Staff', description: 'The shop\'s users and their roles (owner, manager, cashier). Managers create, change and remove cashiers only; the owner manages everyone.' },
+  { name: 'Dashboard', description: 'The shop at a glance for its managers and owner, in one answer: subscription and days left, staff, today\'s sales (the Z in short), stock, what customers owe and what is owed to suppliers.' },
+  { name: 'Catalogue', description: 'Categories, products (price including VAT, cost, VAT rate, barcode, stock tracking), their options and variants (size, colour), and barcodes generated for products without one.' },
+  { name: 'Stock', description: 'On-hand quantities and the ledger of movements behind them: adjustments to a counted figure, stocktakes counted and committed, batches with expiry dates, and the stock alerts (low stock, expiry).' },
+  { name: 'Customers', description: 'The shop\'s customers: contact details, tax id and address for invoices, credit ceiling, loyalty card number.' },
+  { name: 'Credit', description: 'Sales on account: each customer\'s statement, the payments that settle what they owe, and who owes what.' },
+  { name: 'Loyalty', description: 'Points earned on what customers pay and redeemed at the till, loyalty cards, the tiers that multiply points, and the programme\'s report.' },
+  { name: 'Promotions', description: 'Percentage and fixed-amount promotions on products or categories, by dates, days and hours; the best single promotion applies per line.' },
+  { name: 'Sales', description: 'The till\'s sales: recorded in one transaction (prices, VAT, payments, stock, points, journal, receipt number), read, voided, refunded, and loyalty points credited afterwards.' },
+  { name: 'Receipts', description: 'What a customer takes away: the receipt (ESC/POS, text for printers or chat), the A4 invoice, the receipt e-mailed, and signed 7-day links to share them without a token.' },
+  { name: 'Quotes', description: 'Quotes (pro forma invoices) for a customer, valid until a date, printable, marked sent or declined, and turned into a sale at the quote\'s prices when accepted.' },
+  { name: 'Shifts', description: 'A cashier\'s shift: opened with a float, cash put in or taken out, closed with the cash counted against the cash expected.' },
+  { name: 'Expenses', description: 'Money the shop spends outside purchases (rent, transport, electricity): cash spent today comes out of the caller\'s open shift.' },
+  { name: 'Suppliers and purchases', description: 'Suppliers and the goods bought from them: purchases received into stock at their cost (with batches), supplier invoices paid in parts, goods returned, and what is owed to each supplier.' },
+  { name: 'Reports', description: 'Figures for the owner and the accountant: the daily Z, sales summary, margins, analytics, losses, the monthly VAT declaration, stock valuation and low stock, receivables, price overrides.' },
+  { name: 'Devices', description: 'Tills paired with the shop: a manager issues a short pairing code, the till claims it and receives its own device token; devices are listed and revoked.' },
+  { name: 'Sync', description: 'Offline tills: pull what changed since a cursor (products, customers, settings...) and push the sales, customers, expenses and cash movements recorded offline, each idempotent by its id.' },
+  { name: 'Billing', description: 'The shop\'s own subscription to this service: the plans, the subscription and its charges, a plan paid by mobile money and the charge\'s status.' },
+  { name: 'Partners', description: 'Resellers who bring shops: their referrals and the commissions earned on those shops\' subscription payments. For partner accounts only.' },
+  { name: 'Administration', description: 'The service\'s own administrators: partners and the payment of their commissions. No shop operation is open to them.' },
+  { name: 'Operations', description: 'For the people who run the service: liveness and readiness probes for a load balancer or an orchestrator. No token.' },
+];
+
 /** The whole HTTP API, the same on Node and on Deno. */
 export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
   installValidationMessages();
@@ -180,6 +207,7 @@ export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
       description: API_DESCRIPTION,
     },
     servers: [{ url: '/' }],
+    tags: TAGS,
   });
   return app;
 }

@@ -3,7 +3,7 @@ import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from './env.ts';
 import { authenticate, authenticateDevice, authenticateDeviceEach, authenticateEach, inRequestTransaction, requireActiveSubscription } from './middleware/auth.ts';
 import { limitPublicByAddress } from './middleware/rate-limit.ts';
-import { errorResponses, Text } from './schemas.ts';
+import { errorResponses, refusals, refusedCodes, Text } from './schemas.ts';
 import { validationHook } from './validation.ts';
 
 const AUTHENTICATION = new Set<MiddlewareHandler<AppEnv>>([authenticate, authenticateEach, authenticateDevice, authenticateDeviceEach]);
@@ -18,6 +18,26 @@ const IdempotencyHeaders = z.object({
         'Optional, 1 to 200 characters: the same key with the same request within 24 hours answers the stored answer; with another request 409 `idempotency_conflict`.',
     }),
 });
+
+/** The codes of the 409 and 422 that every operation giving them shares: its own codes come after, and its own meaning wins. */
+const SHARED_CODES = {
+  409: { idempotency_conflict: 'This Idempotency-Key was already used within 24 hours with another request.' },
+  422: { validation_failed: 'An input is missing or malformed; `errors` names each failing input with its messages.' },
+} as const;
+
+/**
+ * The route's answers, with its 409 and 422 listing the shared codes first (see `refusals`); a 409 or
+ * 422 the route states otherwise is its own (tests/platform/openapi-docs.test.ts asks for its codes).
+ */
+function withSharedCodes(statuses: Set<keyof typeof errorResponses>, responses: RouteConfig['responses']): RouteConfig['responses'] {
+  const merged: RouteConfig['responses'] = { ...responses };
+  for (const status of [409, 422] as const) {
+    const own = responses[status];
+    if (!statuses.has(status) || (own && !refusedCodes(own))) continue;
+    Object.assign(merged, refusals(status, { ...SHARED_CODES[status], ...refusedCodes(own) }));
+  }
+  return merged;
+}
 
 /**
  * The answers an operation gives whatever its handler does, read from its own definition, so that no
@@ -44,7 +64,7 @@ function withStandardAnswers(route: RouteConfig, usesDatabase: boolean): RouteCo
   if (middleware.includes(limitPublicByAddress)) add(429);
   if (usesDatabase) add(503);
   const standard = Object.fromEntries([...statuses].sort().map((status) => [status, errorResponses[status]]));
-  return { ...route, request, responses: { ...standard, ...route.responses } };
+  return { ...route, request, responses: { ...standard, ...withSharedCodes(statuses, route.responses) } };
 }
 
 /**

@@ -166,13 +166,16 @@ export const errorResponses = {
   503: errorResponse('The database cannot be reached right now (`service_unavailable`): retry later; nothing was recorded.'),
 } as const;
 
+/** The codes each answer built by `refusals` lists, so that api/router.ts can add the codes every operation shares. */
+const REFUSED_CODES = new WeakMap<object, Record<string, string>>();
+
 /**
  * The 409 or 422 answer of one operation with the codes it can give and what each means, so a client
  * developer sees them per operation: `...refusals(409, { sale_already_voided: 'The sale was voided before.' })`.
  * The description lists the codes; each code is also an example of the answer.
  */
 export function refusals<S extends 409 | 422>(status: S, codes: Record<string, string>): Record<S, ReturnType<typeof errorResponse> & { content: { 'application/json': { examples: Record<string, { summary: string; value: unknown }> } } }> {
-  const lead = status === 409 ? 'The record\'s state forbids the operation; nothing was changed. Codes:' : 'The input was refused; nothing was recorded. `errors` names the failing inputs. Codes:';
+  const lead = status === 409 ? 'The record\'s state, or an earlier request, forbids the operation; nothing was changed. Codes:' : 'The input was refused; nothing was recorded. `errors` names the failing inputs. Codes:';
   const list = Object.entries(codes).map(([code, meaning]) => `\n- \`${code}\`: ${meaning}`).join('');
   const examples = Object.fromEntries(
     Object.entries(codes).map(([code, meaning]) => [
@@ -181,8 +184,13 @@ export function refusals<S extends 409 | 422>(status: S, codes: Record<string, s
     ]),
   );
   const answer = errorResponse(`${lead}${list}`);
-  return { [status]: { ...answer, content: { 'application/json': { ...answer.content['application/json'], examples } } } } as never;
+  const refusal = { ...answer, content: { 'application/json': { ...answer.content['application/json'], examples } } };
+  REFUSED_CODES.set(refusal, codes);
+  return { [status]: refusal } as never;
 }
+
+/** The codes a 409 or 422 answer lists, when `refusals` built it; undefined for any other answer. */
+export const refusedCodes = (answer: unknown): Record<string, string> | undefined => (answer && typeof answer === 'object' ? REFUSED_CODES.get(answer) : undefined);
 
 export function pickErrors<K extends keyof typeof errorResponses>(...statuses: K[]): Pick<typeof errorResponses, K> {
   return Object.fromEntries(statuses.map((status) => [status, errorResponses[status]])) as Pick<typeof errorResponses, K>;

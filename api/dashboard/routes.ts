@@ -49,14 +49,28 @@ const Dashboard = z
       open_purchases: z.number().int().openapi({ description: 'Purchases not fully paid.' }),
     }),
   })
-  .openapi('Dashboard');
+  .openapi('Dashboard', {
+    example: {
+      generated_at: '2026-11-21T17:42:08.311Z',
+      shop: { name: 'Boutique Mama Ngono', subscription_status: 'active', trial_ends_at: '2026-03-14T09:12:40.000Z', subscription_ends_at: '2026-12-14T09:12:40.000Z', days_left: 23 },
+      staff: { owner: 1, manager: 1, cashier: 3, total: 5 },
+      stock: { products: 412, low_stock: 7, stock_value_xaf: 8_465_300 },
+      sales_today: { count: 86, total_xaf: 412_650, refunded_xaf: 4_500, net_xaf: 408_150 },
+      customers: { customers: 238, owing: 14, receivables_xaf: 186_400, points_outstanding: 12_730 },
+      purchases: { today_count: 2, today_total_xaf: 356_000, payables_xaf: 1_240_000, open_purchases: 5 },
+    },
+  });
 
 const getDashboard = createRoute({
   method: 'get',
   path: '/dashboard',
-  tags: ['Account'],
+  tags: ['Dashboard'],
+  operationId: 'getDashboard',
   summary: 'The shop at a glance (manager or owner)',
-  description: 'Grows with each domain: today it covers the subscription, the staff, today\'s sales, the stock, the customers and the purchases.',
+  description:
+    'Headline figures of the caller\'s shop, computed when asked (no cache): the subscription and the whole days left before writes need one, the staff by role, ' +
+    'today\'s sales in the shop\'s time zone (the same figures as `GET /reports/z` for today, from the same code), the catalogue and its stock value at last cost, ' +
+    'what customers owe and the loyalty points they hold, and today\'s purchases with what the shop owes its suppliers. Cashiers get a 403.',
   security: bearer,
   middleware: [authenticate, requireRole('manager')] as const,
   responses: { 200: jsonResponse('Headline figures.', one(Dashboard)), ...pickErrors(401, 403) },

@@ -4,7 +4,11 @@ import path from 'node:path';
 import { Hono } from 'hono';
 import type { AppEnv } from '../env.ts';
 
-/** Shops are often offline: the reference page's assets come from node_modules, never a CDN. */
+/**
+ * Shops are often offline: the reference page's assets come from node_modules, never a CDN, and its
+ * validator badge is off (`validatorUrl: null`): by default Swagger UI sends the document's address
+ * to validator.swagger.io whenever the service is reached under a real host name.
+ */
 const ASSETS: Record<string, string> = {
   'swagger-ui.css': 'text/css; charset=utf-8',
   'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
@@ -43,6 +47,7 @@ const PAGE = `<!doctype html>
       dom_id: '#swagger-ui',
       deepLinking: true,
       persistAuthorization: true,
+      validatorUrl: null,
       presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
       layout: 'StandaloneLayout'
     });
