@@ -143,11 +143,20 @@ export const one = <T extends z.ZodType>(record: T) => z.object({ data: record }
 export const many = <T extends z.ZodType>(record: T) =>
   z.object({ data: z.array(record), meta: z.object({ next_cursor: z.string().nullable() }) });
 
-/** A required JSON request body. */
-export const jsonBody = <T extends z.ZodType>(schema: T) => ({ content: { 'application/json': { schema } }, required: true as const });
+/**
+ * A required JSON request body. Its example is the schema's own (`.openapi('X', { example })`), or
+ * `example` when the schema is inline or the operation's request is a particular one.
+ */
+export const jsonBody = <T extends z.ZodType>(schema: T, example?: unknown) => ({
+  content: { 'application/json': example === undefined ? { schema } : { schema, example } },
+  required: true as const,
+});
 
-/** A JSON answer of a route, for its OpenAPI entry and its typed handler. */
-export const jsonResponse = <T extends z.ZodType>(description: string, schema: T) => ({ description, content: { 'application/json': { schema } } });
+/** A JSON answer of a route, for its OpenAPI entry and its typed handler; `example` as for `jsonBody`. */
+export const jsonResponse = <T extends z.ZodType>(description: string, schema: T, example?: unknown) => ({
+  description,
+  content: { 'application/json': example === undefined ? { schema } : { schema, example } },
+});
 
 const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: ErrorBody } } });
 
