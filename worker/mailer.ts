@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import nodemailer from 'nodemailer';
+import addressparser from 'nodemailer/lib/addressparser';
 import type { JobHelpers } from 'graphile-worker';
 import type pg from 'pg';
 
@@ -20,6 +21,11 @@ export interface Mail {
   subject: string;
   text: string;
   html: string;
+  /** The sender's name in place of the service's own (a shop's name); the address stays the service's. */
+  fromName?: string;
+  /** Where an answer goes (a shop's own address). */
+  replyTo?: string;
+  attachments?: { filename: string; content: string; contentType: string }[];
   /**
    * What makes this message this one, the same on every run of the job that sends it (the task, the
    * job's id, the recipient when a job writes to several): its Message-ID, and what sendOnce records.
@@ -43,7 +49,15 @@ export function messageId(key: string, from: string): string {
  * a shop without a mail server can still read what would have been sent.
  */
 export function createMailer(options: { smtpUrl?: string; from: string; dataDir: string }): Mailer {
-  const envelope = ({ key, ...mail }: Mail) => ({ from: options.from, messageId: messageId(key, options.from), ...mail });
+  const sender = addressparser(options.from, { flatten: true })[0]?.address;
+  // Addresses go to nodemailer as objects, never as header text: a name or an address carrying a
+  // line break or a comma stays one encoded address, whatever it holds.
+  const envelope = ({ key, fromName, replyTo, ...mail }: Mail) => ({
+    from: fromName && sender ? { name: fromName, address: sender } : options.from,
+    ...(replyTo ? { replyTo: { name: '', address: replyTo } } : {}),
+    messageId: messageId(key, options.from),
+    ...mail,
+  });
   if (options.smtpUrl) {
     const transport = nodemailer.createTransport(options.smtpUrl);
     return {

@@ -76,6 +76,24 @@ function plainText(entity: { headers: Map<string, string>; body: string }): stri
   return /^text\/plain/i.test(type) ? decodeBody(entity.headers, entity.body).replace(/\r\n/g, '\n') : null;
 }
 
+/**
+ * A message's headers (encoded words decoded) and its leaf parts, each with its headers and decoded
+ * body, in order: for what plain-text readers do not see (the HTML part, the attachments).
+ */
+export function mimeParts(raw: string): { headers: Map<string, string>; parts: { headers: Map<string, string>; body: string }[] } {
+  const leaves = (entity: { headers: Map<string, string>; body: string }): { headers: Map<string, string>; body: string }[] => {
+    const type = entity.headers.get('content-type') ?? 'text/plain';
+    const boundary = /boundary="?([^";]+)"?/i.exec(type)?.[1];
+    if (!/^multipart\//i.test(type) || !boundary) return [{ headers: entity.headers, body: decodeBody(entity.headers, entity.body) }];
+    const parts = entity.body.split(`--${boundary}`).slice(1);
+    const end = parts.findIndex((part) => part.startsWith('--'));
+    return (end < 0 ? parts : parts.slice(0, end)).flatMap((part) => leaves(splitEntity(part.replace(/^\r?\n/, ''))));
+  };
+  const message = splitEntity(raw);
+  const headers = new Map([...message.headers].map(([name, value]) => [name, decodeEncodedWords(value)]));
+  return { headers, parts: leaves(message) };
+}
+
 export interface Mailbox {
   port: number;
   /** The next message to `to` not yet taken, waiting up to `timeoutMs` (15 s) for it. */

@@ -1,9 +1,8 @@
 import type { Task } from 'graphile-worker';
 import { z } from 'zod';
 import { createSql } from '../../api/db.ts';
-import { LABELS } from '../../api/receipts/format.ts';
-import { renderInvoice } from '../../api/receipts/invoice.ts';
-import { renderText } from '../../api/receipts/text.ts';
+import { receiptEmail } from '../../api/receipts/email.ts';
+import { cleanText } from '../../api/receipts/format.ts';
 import { loadReceiptInput } from '../../api/sales/queries.ts';
 import type { ReceiptInput } from '../../api/sales/schemas.ts';
 import type { WorkerContext } from '../context.ts';
@@ -16,16 +15,20 @@ const Payload = z.object({
 });
 
 /**
- * The sale as the API reads it. The worker is the schema owner, whom row-level security does not
- * bind, so the shop is both set (the queries read `app_shop_id()`) and checked against the sale.
+ * The sale as the API reads it, and where the customer's answer goes: the shop's e-mail, else its
+ * first owner's. The worker is the schema owner, whom row-level security does not bind, so the shop
+ * is both set (the queries read `app_shop_id()`) and checked against the sale.
  */
-async function readReceipt(ownerUrl: string, shopId: string, saleId: string): Promise<ReceiptInput | null> {
+async function readReceipt(ownerUrl: string, shopId: string, saleId: string): Promise<{ input: ReceiptInput; replyTo: string | null } | null> {
   const sql = createSql(ownerUrl, { max: 1, applicationName: 'pos-worker' });
   try {
     return await sql.begin(async (tx) => {
       await tx`select set_config('app.shop_id', ${shopId}, true)`;
-      const [owned] = await tx`select 1 from sales where id = ${saleId} and shop_id = ${shopId}`;
-      return owned ? loadReceiptInput(tx, saleId) : null;
+      const [owned] = await tx<{ owner_email: string | null }[]>`
+        select (select email from users where shop_id = ${shopId} and role = 'owner' and deleted_at is null order by created_at limit 1) as owner_email
+          from sales where id = ${saleId} and shop_id = ${shopId}`;
+      const input = owned ? await loadReceiptInput(tx, saleId) : null;
+      return input ? { input, replyTo: input.shop.email ?? owned!.owner_email } : null;
     });
   } finally {
     await sql.end({ timeout: 5 });
@@ -33,24 +36,26 @@ async function readReceipt(ownerUrl: string, shopId: string, saleId: string): Pr
 }
 
 /**
- * E-mails a sale's receipt: the text receipt as the text part, the A4 invoice as the HTML part.
+ * E-mails a sale's receipt (api/receipts/email.ts: the chat-style text receipt, the phone-first HTML
+ * receipt, the A4 invoice attached), from the shop's name at the service's address, answers to the
+ * shop. Who asked for it recorded it in receipt_emails (sale_record, POST /sales/{id}/receipt/email).
  * Safe to run twice: the mail is sent once per job (sendOnce); a failing mail server throws,
  * so graphile-worker retries. A sale that no longer exists in the shop has nothing to retry.
  */
 export function saleEmailReceipt(ctx: WorkerContext): Task {
   return async (rawPayload, helpers) => {
     const payload = Payload.parse(rawPayload);
-    const input = await readReceipt(ctx.ownerUrl, payload.shop_id, payload.sale_id);
-    if (!input) {
+    const found = await readReceipt(ctx.ownerUrl, payload.shop_id, payload.sale_id);
+    if (!found) {
       ctx.log.warn({ task: 'sale__email_receipt', sale_id: payload.sale_id }, 'receipt e-mail skipped: no such sale in the shop');
       return;
     }
-    const t = LABELS[payload.locale];
+    const { input, replyTo } = found;
     await ctx.mailer.send({
+      ...receiptEmail(input, payload.locale),
       to: payload.email,
-      subject: `${t.receiptNo} ${input.sale.receipt_no} - ${input.shop.name}`,
-      text: renderText(input, payload.locale),
-      html: renderInvoice(input, 'a4', payload.locale),
+      fromName: cleanText(input.shop.name),
+      ...(replyTo ? { replyTo } : {}),
       key: `sale-receipt.${payload.sale_id}.${helpers.job.id}`,
     });
     ctx.log.info({ task: 'sale__email_receipt', sale_id: payload.sale_id }, 'receipt e-mail sent');
