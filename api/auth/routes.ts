@@ -8,7 +8,7 @@ import { authenticate } from '../middleware/auth.ts';
 import { emailBucket, hit, LIMITS, limitPublicByAddress, refund } from '../middleware/rate-limit.ts';
 import { enterTenant, inTenant } from '../middleware/tenancy.ts';
 import { newRouter } from '../router.ts';
-import { bearer, jsonBody, jsonResponse, one, pickErrors } from '../schemas.ts';
+import { bearer, jsonBody, jsonResponse, one, pickErrors, refusals } from '../schemas.ts';
 import { createShop, findCurrentShop } from '../shop/queries.ts';
 import { createShopUser, findUser } from '../users/queries.ts';
 import { consumePasswordReset, findLogin, requestPasswordReset } from './queries.ts';
@@ -19,53 +19,76 @@ const register = createRoute({
   method: 'post',
   path: '/auth/register',
   tags: ['Account'],
+  operationId: 'register',
   summary: 'Create a shop and its owner, on a 30-day trial',
-  description: 'Public. Answers the owner\'s token. Rate-limited per address (300 in 15 minutes) and per e-mail (10 an hour).',
+  description:
+    'Public. Creates the shop (its 30-day trial starts now, French unless `locale` says otherwise) and its owner, and answers the owner\'s token with both records: ' +
+    'the till is logged in at once. An e-mail already used by any account is a 422 on `owner_email`. A `referral_code` of an active partner makes the shop its referral; ' +
+    'any other code is kept as typed and never blocks signup. Rate-limited per address (300 requests in 15 minutes) and per e-mail (10 registrations an hour): 429 `rate_limited`.',
   middleware: [limitPublicByAddress] as const,
   request: { body: jsonBody(RegisterBody) },
-  responses: { 201: jsonResponse('The new shop, its owner and a token.', one(Session)), ...pickErrors(400, 413, 422, 429) },
+  responses: {
+    201: jsonResponse('The new shop, its owner and a token.', one(Session)),
+    ...pickErrors(400, 413, 429),
+    ...refusals(422, { validation_failed: 'An input is missing or malformed, or `owner_email` is already taken by an account.' }),
+  },
 });
 
 const login = createRoute({
   method: 'post',
   path: '/auth/login',
   tags: ['Account'],
+  operationId: 'login',
   summary: 'Issue a bearer token',
   description:
     'Public; serves shop staff, partners and administrators alike (`user.kind`). After 10 failed attempts for one e-mail in 15 minutes, ' +
-    'every attempt for it answers 429 until the window ends.',
+    'every attempt for it answers 429 until the window ends. A wrong e-mail or password is a 401 `invalid_credentials`, the same for both. ' +
+    'The token opens a session valid 30 days; `device_name` ("Caisse 1") is kept on it.',
   middleware: [limitPublicByAddress] as const,
   request: { body: jsonBody(LoginBody) },
-  responses: { 200: jsonResponse('A token, the user and their shop.', one(Session)), ...pickErrors(400, 401, 413, 422, 429) },
+  responses: { 200: jsonResponse('A token, the user and their shop (null for partners and administrators).', one(Session)), ...pickErrors(400, 401, 413, 429) },
 });
 
 const forgotPassword = createRoute({
   method: 'post',
   path: '/auth/forgot-password',
   tags: ['Account'],
+  operationId: 'forgotPassword',
   summary: 'E-mail a password reset token',
-  description: 'Public. Answers 200 whether or not the address is known. The token is valid 60 minutes and single-use. 5 requests per e-mail an hour.',
+  description:
+    'Public. Answers 200 with the same message whether or not the address is known, so it tells nobody which e-mails have accounts. ' +
+    'The e-mail, in the account\'s language, carries a token valid 60 minutes and single-use. 5 requests per e-mail an hour, then 429 `rate_limited`.',
   middleware: [limitPublicByAddress] as const,
   request: { body: jsonBody(ForgotPasswordBody) },
-  responses: { 200: jsonResponse('Accepted.', one(Notice)), ...pickErrors(400, 413, 422, 429) },
+  responses: {
+    200: jsonResponse('Accepted.', one(Notice), { data: { message: 'If this address belongs to an account, a reset token is on its way.' } }),
+    ...pickErrors(400, 413, 429),
+  },
 });
 
 const resetPassword = createRoute({
   method: 'post',
   path: '/auth/reset-password',
   tags: ['Account'],
+  operationId: 'resetPassword',
   summary: 'Set a new password with a reset token',
-  description: 'Public. Ends every session of the account. A wrong, used or expired token is a 422 on `token` (`invalid_reset_token`).',
+  description: 'Public. The token from the e-mail of `POST /auth/forgot-password`, with the same e-mail. Ends every session of the account: log in again. A wrong, used or expired token is a 422 on `token` (`invalid_reset_token`).',
   middleware: [limitPublicByAddress] as const,
   request: { body: jsonBody(ResetPasswordBody) },
-  responses: { 200: jsonResponse('Password changed.', one(Notice)), ...pickErrors(400, 413, 422, 429) },
+  responses: {
+    200: jsonResponse('Password changed.', one(Notice), { data: { message: 'Your password has been reset.' } }),
+    ...pickErrors(400, 413, 429),
+    ...refusals(422, { invalid_reset_token: 'The token is wrong, already used or expired (on `token`).' }),
+  },
 });
 
 const me = createRoute({
   method: 'get',
   path: '/auth/me',
   tags: ['Account'],
+  operationId: 'getMe',
   summary: 'The current user and their shop',
+  description: 'Any account. `shop` is the caller\'s shop with its settings and subscription, or null for partners and administrators. A till calls it on start to check its token.',
   security: bearer,
   middleware: [authenticate] as const,
   responses: { 200: jsonResponse('The caller.', one(Me)), ...pickErrors(401) },
@@ -75,7 +98,9 @@ const logout = createRoute({
   method: 'post',
   path: '/auth/logout',
   tags: ['Account'],
+  operationId: 'logout',
   summary: 'End the session: the token stops working at once',
+  description: 'Any account. Ends this token\'s session only; the account\'s other sessions (other tills) go on. Allowed after the shop\'s subscription has ended. Answers no body.',
   security: bearer,
   middleware: [authenticate] as const,
   responses: { 204: { description: 'Logged out.' }, ...pickErrors(401) },

@@ -2,6 +2,7 @@ import { z } from '@hono/zod-openapi';
 import { ShopRecord } from '../shop/schemas.ts';
 import { Email, GivenPassword, Locale, optionalText, Password, requiredText, Text } from '../schemas.ts';
 import { UserRecord } from '../users/schemas.ts';
+import { FORGOT_PASSWORD, LOGIN, ME, PASSWORD_CHANGED, REGISTER, RESET_PASSWORD, SESSION } from './examples.ts';
 
 export const RegisterBody = z
   .object({
@@ -18,7 +19,7 @@ export const RegisterBody = z
       description: 'A sales partner\'s code, matched whatever the case and surrounding spaces: an active partner\'s makes the shop its referral (its subscriptions earn the partner commissions). Any other code is kept as typed and never blocks signup.',
     }),
   })
-  .openapi('Register');
+  .openapi('Register', { example: REGISTER });
 
 export const LoginBody = z
   .object({
@@ -26,13 +27,13 @@ export const LoginBody = z
     password: GivenPassword,
     device_name: optionalText(160).openapi({ description: 'Kept on the session, e.g. "Caisse 1".' }),
   })
-  .openapi('Login');
+  .openapi('Login', { example: LOGIN });
 
-export const ForgotPasswordBody = z.object({ email: Email }).openapi('ForgotPassword');
+export const ForgotPasswordBody = z.object({ email: Email }).openapi('ForgotPassword', { example: FORGOT_PASSWORD });
 
 export const ResetPasswordBody = z
   .object({ token: Text.min(1).max(200), email: Email, password: Password })
-  .openapi('ResetPassword');
+  .openapi('ResetPassword', { example: RESET_PASSWORD });
 
 export const Session = z
   .object({
@@ -40,8 +41,8 @@ export const Session = z
     user: UserRecord,
     shop: ShopRecord.nullable().openapi({ description: 'null for partners and administrators.' }),
   })
-  .openapi('Session');
+  .openapi('Session', { example: SESSION });
 
-export const Me = z.object({ user: UserRecord, shop: ShopRecord.nullable() }).openapi('Me');
+export const Me = z.object({ user: UserRecord, shop: ShopRecord.nullable() }).openapi('Me', { example: ME });
 
-export const Notice = z.object({ message: z.string() }).openapi('Notice');
+export const Notice = z.object({ message: z.string() }).openapi('Notice', { example: PASSWORD_CHANGED });

@@ -5,7 +5,8 @@ import { errors, invalidField } from '../errors.ts';
 import { decodeCursor, page } from '../lib/pagination.ts';
 import { authenticate, requireActiveSubscription, requireRole } from '../middleware/auth.ts';
 import { newRouter } from '../router.ts';
-import { bearer, IdParam, jsonBody, jsonResponse, ListQuery, many, one, pickErrors } from '../schemas.ts';
+import { bearer, IdParam, jsonBody, jsonResponse, ListQuery, many, one, pickErrors, refusals } from '../schemas.ts';
+import { CATEGORY, UPDATE_CATEGORY } from './examples.ts';
 import type { Tx } from '../db.ts';
 import {
   categoryExists,
@@ -26,46 +27,60 @@ const list = createRoute({
   method: 'get',
   path: '/categories',
   tags: ['Catalogue'],
+  operationId: 'listCategories',
   summary: 'List categories (any shop user)',
+  description: 'Every category of the shop, top-level and subcategories alike (`parent_id` builds the tree), by `sort_order` then id, by pages (`limit`, `cursor`).',
   security: bearer,
   middleware: [authenticate, requireRole('cashier')] as const,
   request: { query: ListQuery },
-  responses: { 200: jsonResponse('Categories by sort_order, then id.', many(CategoryRecord)), ...pickErrors(401, 403, 422) },
+  responses: { 200: jsonResponse('Categories by sort_order, then id.', many(CategoryRecord)), ...pickErrors(401, 403) },
 });
 
 const create = createRoute({
   method: 'post',
   path: '/categories',
   tags: ['Catalogue'],
+  operationId: 'createCategory',
   summary: 'Create a category (manager or owner)',
+  description: 'A top-level category, or a subcategory of one of the shop\'s categories (`parent_id`; another shop\'s or an unknown one is a 422 on `parent_id`). Cashiers get a 403. Tills receive it on their next pull.',
   security: bearer,
   middleware: writers,
   request: { body: jsonBody(CreateCategoryBody) },
-  responses: { 201: jsonResponse('The new category.', one(CategoryRecord)), ...pickErrors(400, 401, 402, 403, 413, 422) },
+  responses: { 201: jsonResponse('The new category.', one(CategoryRecord)), ...pickErrors(400, 401, 402, 403, 413) },
 });
 
 const update = createRoute({
   method: 'put',
   path: '/categories/{id}',
   tags: ['Catalogue'],
+  operationId: 'updateCategory',
   summary: 'Change a category (manager or owner)',
-  description: 'A category cannot be put inside itself or one of its subcategories (422 on `parent_id`).',
+  description: 'Only the fields sent change. A category cannot be put inside itself or one of its subcategories, nor under an unknown category (422 on `parent_id`).',
   security: bearer,
   middleware: writers,
   request: { params: IdParam, body: jsonBody(UpdateCategoryBody) },
-  responses: { 200: jsonResponse('The category as saved.', one(CategoryRecord)), ...pickErrors(400, 401, 402, 403, 404, 413, 422) },
+  responses: {
+    200: jsonResponse('The category as saved.', one(CategoryRecord), { data: { ...CATEGORY, ...UPDATE_CATEGORY, updated_at: '2026-11-21T08:12:09.000Z' } }),
+    ...pickErrors(400, 401, 402, 403, 404, 413),
+    ...refusals(422, { validation_failed: 'An input is missing or malformed, or `parent_id` names an unknown category, the category itself or one of its subcategories.' }),
+  },
 });
 
 const remove = createRoute({
   method: 'delete',
   path: '/categories/{id}',
   tags: ['Catalogue'],
+  operationId: 'deleteCategory',
   summary: 'Delete an empty category (manager or owner)',
   description: 'A category that still holds products or subcategories is a 409 `category_not_empty`. Tills receive the deletion on their next pull.',
   security: bearer,
   middleware: writers,
   request: { params: IdParam },
-  responses: { 204: { description: 'Deleted.' }, ...pickErrors(401, 402, 403, 404, 409) },
+  responses: {
+    204: { description: 'Deleted.' },
+    ...pickErrors(401, 402, 403, 404),
+    ...refusals(409, { category_not_empty: 'The category still holds products or subcategories: move or delete them first.' }),
+  },
 });
 
 async function assertParent(tx: Tx, parentId: string | null | undefined, self?: string): Promise<void> {

@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { requiredText, Timestamp, Uuid } from '../schemas.ts';
+import { CATEGORY, CREATE_CATEGORY, UPDATE_CATEGORY } from './examples.ts';
 
 export const CategoryRecord = z
   .object({
@@ -10,7 +11,7 @@ export const CategoryRecord = z
     created_at: Timestamp,
     updated_at: Timestamp,
   })
-  .openapi('Category');
+  .openapi('Category', { example: CATEGORY });
 
 export type CategoryRecord = z.infer<typeof CategoryRecord>;
 
@@ -20,6 +21,6 @@ const CategoryFields = z.object({
   sort_order: z.number().int().min(-1_000_000).max(1_000_000).optional().openapi({ description: 'Lists are ordered by it, then by id. Default 0.' }),
 });
 
-export const CreateCategoryBody = CategoryFields.openapi('CreateCategory');
-export const UpdateCategoryBody = CategoryFields.partial().openapi('UpdateCategory');
+export const CreateCategoryBody = CategoryFields.openapi('CreateCategory', { example: CREATE_CATEGORY });
+export const UpdateCategoryBody = CategoryFields.partial().openapi('UpdateCategory', { example: UPDATE_CATEGORY });
 export type UpdateCategoryBody = z.infer<typeof UpdateCategoryBody>;

@@ -9,8 +9,11 @@ const getShop = createRoute({
   method: 'get',
   path: '/shop',
   tags: ['Shop'],
+  operationId: 'getShop',
   summary: 'The shop\'s details and settings',
-  description: 'Any shop user may read the settings a till needs (receipt texts, VAT default, negative stock).',
+  description:
+    'Any shop user may read the settings a till needs: receipt header and footer, default VAT rate, negative stock, the names of the payment methods, ' +
+    'loyalty rates, cashier limits, time zone, and the subscription (status and end dates). Partners and administrators have no shop: 403.',
   security: bearer,
   middleware: [authenticate, requireRole('cashier')] as const,
   responses: {
@@ -23,14 +26,17 @@ const putShop = createRoute({
   method: 'put',
   path: '/shop',
   tags: ['Shop'],
+  operationId: 'updateShop',
   summary: 'Change the shop\'s details and settings (owner)',
-  description: 'Every field is optional; only those sent change.',
+  description:
+    'The owner only (a manager gets a 403). Every field is optional; only those sent change. `payment_method_labels` is merged into the shop\'s names ' +
+    '(a method sent as null gets its default back). An unknown IANA `timezone` is a 422 on `timezone`. Tills receive the new settings on their next pull.',
   security: bearer,
   middleware: [authenticate, requireRole('owner'), requireActiveSubscription] as const,
   request: { body: jsonBody(UpdateShopBody) },
   responses: {
     200: jsonResponse('The shop as saved.', one(ShopRecord)),
-    ...pickErrors(400, 401, 402, 403, 413, 422),
+    ...pickErrors(400, 401, 402, 403, 413),
   },
 });
 

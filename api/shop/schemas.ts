@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { PAYMENT_METHODS, type PaymentMethodKey } from '../lib/payment-labels.ts';
+import { SHOP, UPDATE_SHOP } from './examples.ts';
 import { decimal, emailAddress, Locale, optionalText, requiredText, Text, Timestamp, Uuid, VatRate } from '../schemas.ts';
 
 const CASHIER_PRICE_OVERRIDE =
@@ -46,7 +47,7 @@ export const ShopRecord = z
     created_at: Timestamp,
     updated_at: Timestamp,
   })
-  .openapi('Shop');
+  .openapi('Shop', { example: SHOP });
 
 export type ShopRecord = z.infer<typeof ShopRecord>;
 
@@ -80,6 +81,6 @@ export const UpdateShopBody = z
     cashier_max_discount_percent: decimal(2).min(0).max(100).openapi({ description: CASHIER_MAX_DISCOUNT }),
   })
   .partial()
-  .openapi('UpdateShop');
+  .openapi('UpdateShop', { example: UPDATE_SHOP });
 
 export type UpdateShopBody = z.infer<typeof UpdateShopBody>;

@@ -6,7 +6,8 @@ import { hashPassword } from '../lib/password.ts';
 import { CursorAt, decodeCursor, page } from '../lib/pagination.ts';
 import { authenticate, hasRole, requireActiveSubscription, requireRole } from '../middleware/auth.ts';
 import { newRouter } from '../router.ts';
-import { bearer, IdParam, jsonBody, jsonResponse, ListQuery, many, one, pickErrors } from '../schemas.ts';
+import { bearer, IdParam, jsonBody, jsonResponse, ListQuery, many, one, pickErrors, refusals } from '../schemas.ts';
+import { CASHIER } from './examples.ts';
 import { createShopUser, deleteShopUser, findUser, listShopUsers, toUserRecord, updateUser, type UserChanges } from './queries.ts';
 import { CreateUserBody, UpdateUserBody, UserRecord } from './schemas.ts';
 
@@ -26,47 +27,65 @@ const listUsers = createRoute({
   method: 'get',
   path: '/users',
   tags: ['Staff'],
+  operationId: 'listUsers',
   summary: 'List the shop\'s staff (manager or owner)',
+  description: 'Every user of the caller\'s shop, owners included, oldest first, by pages (`limit`, `cursor`). Cashiers get a 403. Passwords are never answered.',
   security: bearer,
   middleware: [authenticate, requireRole('manager')] as const,
   request: { query: ListQuery },
-  responses: { 200: jsonResponse('Staff, oldest first.', many(UserRecord)), ...pickErrors(401, 403, 422) },
+  responses: { 200: jsonResponse('Staff, oldest first.', many(UserRecord)), ...pickErrors(401, 403) },
 });
 
 const createUser = createRoute({
   method: 'post',
   path: '/users',
   tags: ['Staff'],
+  operationId: 'createUser',
   summary: 'Add a staff member (manager or owner)',
-  description: STAFF_RULES,
+  description: `${STAFF_RULES} The new user logs in with the e-mail and password given; an e-mail any account already uses is a 422 on \`email\`.`,
   security: bearer,
   middleware: [authenticate, requireRole('manager'), requireActiveSubscription] as const,
   request: { body: jsonBody(CreateUserBody) },
-  responses: { 201: jsonResponse('The new user.', one(UserRecord)), ...pickErrors(400, 401, 402, 403, 413, 422) },
+  responses: {
+    201: jsonResponse('The new user.', one(UserRecord), { data: CASHIER }),
+    ...pickErrors(400, 401, 402, 403, 413),
+    ...refusals(422, { validation_failed: 'An input is missing or malformed, or `email` is already taken by an account.' }),
+  },
 });
 
 const putUser = createRoute({
   method: 'put',
   path: '/users/{id}',
   tags: ['Staff'],
+  operationId: 'updateUser',
   summary: 'Change a staff member (manager or owner)',
   description: `${STAFF_RULES} A new password ends that user's sessions.`,
   security: bearer,
   middleware: [authenticate, requireRole('manager'), requireActiveSubscription] as const,
   request: { params: IdParam, body: jsonBody(UpdateUserBody) },
-  responses: { 200: jsonResponse('The user as saved.', one(UserRecord)), ...pickErrors(400, 401, 402, 403, 404, 409, 413, 422) },
+  responses: {
+    200: jsonResponse('The user as saved.', one(UserRecord), { data: { ...CASHIER, role: 'manager', updated_at: '2026-11-21T08:05:44.000Z' } }),
+    ...pickErrors(400, 401, 402, 403, 404, 413),
+    ...refusals(409, { last_owner: 'This is the shop\'s last owner: it cannot be given another role.' }),
+    ...refusals(422, { validation_failed: 'An input is missing or malformed, or `email` is already taken by another account.' }),
+  },
 });
 
 const deleteUser = createRoute({
   method: 'delete',
   path: '/users/{id}',
   tags: ['Staff'],
+  operationId: 'deleteUser',
   summary: 'Remove a staff member (manager or owner)',
   description: `${STAFF_RULES} The user's sessions end at once; the history that names them is kept.`,
   security: bearer,
   middleware: [authenticate, requireRole('manager'), requireActiveSubscription] as const,
   request: { params: IdParam },
-  responses: { 204: { description: 'Removed.' }, ...pickErrors(401, 402, 403, 404, 409) },
+  responses: {
+    204: { description: 'Removed.' },
+    ...pickErrors(401, 402, 403, 404),
+    ...refusals(409, { last_owner: 'This is the shop\'s last owner: it cannot be removed.' }),
+  },
 });
 
 export const userRoutes = newRouter()

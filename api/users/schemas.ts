@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { CREATE_USER, OWNER, UPDATE_USER } from './examples.ts';
 import { Email, Locale, optionalText, Password, requiredText, Timestamp, Uuid } from '../schemas.ts';
 
 export const Role = z.enum(['owner', 'manager', 'cashier']);
@@ -19,7 +20,7 @@ export const UserRecord = z
     created_at: Timestamp,
     updated_at: Timestamp,
   })
-  .openapi('User');
+  .openapi('User', { example: OWNER });
 
 export type UserRecord = z.infer<typeof UserRecord>;
 
@@ -31,8 +32,8 @@ const StaffFields = z.object({
   phone: optionalText(40),
 });
 
-export const CreateUserBody = StaffFields.extend({ locale: Locale.nullable().optional() }).openapi('CreateUser');
+export const CreateUserBody = StaffFields.extend({ locale: Locale.nullable().optional() }).openapi('CreateUser', { example: CREATE_USER });
 
-export const UpdateUserBody = StaffFields.extend({ locale: Locale }).partial().openapi('UpdateUser');
+export const UpdateUserBody = StaffFields.extend({ locale: Locale }).partial().openapi('UpdateUser', { example: UPDATE_USER });
 
 export type UpdateUserBody = z.infer<typeof UpdateUserBody>;
