@@ -5,7 +5,7 @@ import type { AppEnv } from '../env.ts';
 import { errors } from '../errors.ts';
 import { authenticate, requireActiveSubscription, requireRole } from '../middleware/auth.ts';
 import { newRouter } from '../router.ts';
-import { bearer, jsonBody, jsonResponse, one, pickErrors, Uuid } from '../schemas.ts';
+import { bearer, jsonBody, jsonResponse, one, pickErrors, refusals, Uuid } from '../schemas.ts';
 import { openDebts, receivables, settle, settlements } from './queries.ts';
 import { Receivables, SettlementBody, SettlementRecord, Statement } from './schemas.ts';
 
@@ -17,17 +17,22 @@ const statement = createRoute({
   method: 'get',
   path: '/customers/{customer_id}/statement',
   tags,
+  operationId: 'getCustomerStatement',
   summary: 'Balance, ceiling, unsettled sales and settlement history (any shop user)',
+  description:
+    'What the customer owes (`balance_xaf`), its ceiling and what credit is left, each credit sale not yet settled (oldest first, with what remains) ' +
+    'and every settlement (newest first) with the debts it paid.',
   security: bearer,
   middleware: cashiers,
   request: { params: CustomerParam },
-  responses: { 200: jsonResponse('The statement.', one(Statement)), ...pickErrors(401, 403, 404, 422) },
+  responses: { 200: jsonResponse('The statement.', one(Statement)), ...pickErrors(401, 403, 404) },
 });
 
 const pay = createRoute({
   method: 'post',
   path: '/customers/{customer_id}/payments',
   tags,
+  operationId: 'settleCustomerBalance',
   summary: 'Record a settlement against the balance (any shop user)',
   description:
     'Allocated to the oldest unsettled sale first. Posts the journal: debit the treasury account of the method (571 cash, 521 card or bank, 585 mobile money), credit 411. ' +
@@ -35,14 +40,22 @@ const pay = createRoute({
   security: bearer,
   middleware: [...cashiers, requireActiveSubscription],
   request: { params: CustomerParam, body: jsonBody(SettlementBody) },
-  responses: { 201: jsonResponse('The settlement with its allocation.', one(SettlementRecord)), ...pickErrors(400, 401, 402, 403, 404, 413, 422) },
+  responses: {
+    201: jsonResponse('The settlement with its allocation.', one(SettlementRecord)),
+    ...pickErrors(400, 401, 402, 403, 404, 413),
+    ...refusals(422, { overpayment: 'The amount is more than the customer owes (`amount_xaf`).' }),
+  },
 });
 
 const report = createRoute({
   method: 'get',
   path: '/reports/receivables',
   tags: ['Reports'],
+  operationId: 'getReceivables',
   summary: 'Who owes what, aged 0-30, 31-60, 61-90 and over 90 days by sale date (manager or owner)',
+  description:
+    'Every customer who owes, largest balance first, what they owe split by the age of each unsettled credit sale (days since the sale), ' +
+    'the date of their oldest unsettled sale, and the totals of the shop.',
   security: bearer,
   middleware: [authenticate, requireRole('manager')],
   responses: { 200: jsonResponse('Receivables, largest balance first.', one(Receivables)), ...pickErrors(401, 403) },

@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { OPEN_DEBT, RECEIVABLE_LINE, RECEIVABLES, SETTLEMENT, SETTLEMENT_INPUT, STATEMENT } from './examples.ts';
 import { Money, optionalText, Timestamp, Uuid } from '../schemas.ts';
 
 export const PaymentMethod = z.enum(['cash', 'carrier1_momo', 'carrier2_money', 'card', 'bank']);
@@ -9,7 +10,7 @@ export const SettlementBody = z
     method: PaymentMethod,
     note: optionalText(255),
   })
-  .openapi('CustomerSettlement');
+  .openapi('CustomerSettlement', { example: SETTLEMENT_INPUT });
 
 export const Allocation = z.object({ debt_id: Uuid, source_type: z.string(), source_id: Uuid.nullable(), amount_xaf: z.number().int() });
 
@@ -24,7 +25,7 @@ export const SettlementRecord = z
     allocations: z.array(Allocation).openapi({ description: 'The debts it settled, oldest first.' }),
     created_at: Timestamp,
   })
-  .openapi('CustomerPayment');
+  .openapi('CustomerPayment', { example: SETTLEMENT });
 export type SettlementRecord = z.infer<typeof SettlementRecord>;
 
 export const OpenDebt = z
@@ -37,7 +38,7 @@ export const OpenDebt = z
     settled_xaf: z.number().int(),
     remaining_xaf: z.number().int(),
   })
-  .openapi('OpenDebt');
+  .openapi('OpenDebt', { example: OPEN_DEBT });
 
 export const Statement = z
   .object({
@@ -49,7 +50,7 @@ export const Statement = z
     unsettled: z.array(OpenDebt).openapi({ description: 'Oldest first, each with what remains.' }),
     settlements: z.array(SettlementRecord).openapi({ description: 'Newest first.' }),
   })
-  .openapi('CustomerStatement');
+  .openapi('CustomerStatement', { example: STATEMENT });
 
 export const ReceivableLine = z
   .object({
@@ -63,7 +64,7 @@ export const ReceivableLine = z
     days_over_90_xaf: z.number().int(),
     oldest_at: Timestamp,
   })
-  .openapi('ReceivableLine');
+  .openapi('ReceivableLine', { example: RECEIVABLE_LINE });
 
 export const Receivables = z
   .object({
@@ -77,4 +78,4 @@ export const Receivables = z
       days_over_90_xaf: z.number().int(),
     }),
   })
-  .openapi('Receivables');
+  .openapi('Receivables', { example: RECEIVABLES });

@@ -5,7 +5,8 @@ import { errors } from '../errors.ts';
 import { decodeCursor, page } from '../lib/pagination.ts';
 import { authenticate, hasRole, requireActiveSubscription, requireRole } from '../middleware/auth.ts';
 import { newRouter } from '../router.ts';
-import { bearer, IdParam, jsonBody, jsonResponse, many, one, pickErrors, Text } from '../schemas.ts';
+import { bearer, IdParam, jsonBody, jsonResponse, many, one, pickErrors, refusals, Text } from '../schemas.ts';
+import { CUSTOMER } from './examples.ts';
 import { createCustomer, deleteCustomer, findCustomer, findCustomerByCard, listCustomers, lockCustomer, toCustomerRecord, updateCustomer } from './queries.ts';
 import { CardNo, CreateCustomerBody, CustomerListQuery, CustomerRecord, UpdateCustomerBody } from './schemas.ts';
 
@@ -19,68 +20,96 @@ const list = createRoute({
   method: 'get',
   path: '/customers',
   tags,
+  operationId: 'listCustomers',
   summary: 'List or search customers (any shop user)',
+  description:
+    'By name, then id. `q` finds a customer by part of the name (accents ignored), by card number, or by the first digits of the phone number; ' +
+    '`owing` keeps those who owe (or not). Each customer comes with its balance, points and tier. Paginated: pass `meta.next_cursor` back as `cursor`.',
   security: bearer,
   middleware: readers,
   request: { query: CustomerListQuery },
-  responses: { 200: jsonResponse('Customers by name.', many(CustomerRecord)), ...pickErrors(401, 403, 422) },
+  responses: { 200: jsonResponse('Customers by name.', many(CustomerRecord)), ...pickErrors(401, 403) },
 });
 
 const create = createRoute({
   method: 'post',
   path: '/customers',
   tags,
+  operationId: 'createCustomer',
   summary: 'Create a customer (any shop user)',
-  description: 'A credit ceiling above 0 needs a manager or the owner (403 for a cashier).',
+  description:
+    'A cashier may create a customer at the till; a credit ceiling above 0 needs a manager or the owner (403 for a cashier). ' +
+    'A loyalty card number another customer of the shop holds is a 409 `card_taken`. The customer starts with no balance and no points.',
   security: bearer,
   middleware: cashierWriters,
   request: { body: jsonBody(CreateCustomerBody) },
-  responses: { 201: jsonResponse('The new customer.', one(CustomerRecord)), ...pickErrors(400, 401, 402, 403, 409, 413, 422) },
+  responses: {
+    201: jsonResponse('The new customer.', one(CustomerRecord)),
+    ...pickErrors(400, 401, 402, 403, 413),
+    ...refusals(409, { card_taken: 'Another customer of the shop holds this loyalty card number.' }),
+  },
 });
 
 const findByCard = createRoute({
   method: 'get',
   path: '/customers/find-by-card',
   tags,
+  operationId: 'findCustomerByCard',
   summary: 'The customer holding a loyalty card (scan to look up)',
+  description: 'The card number exactly as printed or scanned (`card_no`). No customer of the shop holds it: 404 `not_found`.',
   security: bearer,
   middleware: readers,
-  request: { query: z.object({ card_no: CardNo.openapi({ param: { name: 'card_no', in: 'query' } }) }) },
-  responses: { 200: jsonResponse('The customer.', one(CustomerRecord)), ...pickErrors(401, 403, 404, 422) },
+  request: { query: z.object({ card_no: CardNo.openapi({ param: { name: 'card_no', in: 'query' }, example: CUSTOMER.card_no }) }) },
+  responses: { 200: jsonResponse('The customer.', one(CustomerRecord)), ...pickErrors(401, 403, 404) },
 });
 
 const read = createRoute({
   method: 'get',
   path: '/customers/{id}',
   tags,
+  operationId: 'getCustomer',
   summary: 'Read a customer (any shop user)',
+  description: 'With what the customer owes now (`balance_xaf`), its credit ceiling, points and tier. A deleted customer is a 404.',
   security: bearer,
   middleware: readers,
   request: { params: IdParam },
-  responses: { 200: jsonResponse('The customer.', one(CustomerRecord)), ...pickErrors(401, 403, 404, 422) },
+  responses: { 200: jsonResponse('The customer.', one(CustomerRecord)), ...pickErrors(401, 403, 404) },
 });
 
 const update = createRoute({
   method: 'put',
   path: '/customers/{id}',
   tags,
+  operationId: 'updateCustomer',
   summary: 'Change a customer (any shop user; the credit ceiling: manager or owner)',
+  description:
+    'Only the fields sent change. Sending `credit_ceiling_xaf` at all needs a manager or the owner (403 for a cashier). ' +
+    'A card number another customer holds is a 409 `card_taken`.',
   security: bearer,
   middleware: cashierWriters,
   request: { params: IdParam, body: jsonBody(UpdateCustomerBody) },
-  responses: { 200: jsonResponse('The customer as saved.', one(CustomerRecord)), ...pickErrors(400, 401, 402, 403, 404, 409, 413, 422) },
+  responses: {
+    200: jsonResponse('The customer as saved.', one(CustomerRecord)),
+    ...pickErrors(400, 401, 402, 403, 404, 413),
+    ...refusals(409, { card_taken: 'Another customer of the shop holds this loyalty card number.' }),
+  },
 });
 
 const remove = createRoute({
   method: 'delete',
   path: '/customers/{id}',
   tags,
+  operationId: 'deleteCustomer',
   summary: 'Delete a customer (manager or owner)',
-  description: 'A customer who owes money is a 409 `customer_has_balance`; otherwise a soft delete that keeps their history.',
+  description: 'A customer who owes money is a 409 `customer_has_balance`; otherwise a soft delete that keeps their history (sales, points, settlements).',
   security: bearer,
   middleware: managerWriters,
   request: { params: IdParam },
-  responses: { 204: { description: 'Deleted.' }, ...pickErrors(401, 402, 403, 404, 409, 422) },
+  responses: {
+    204: { description: 'Deleted.' },
+    ...pickErrors(401, 402, 403, 404),
+    ...refusals(409, { customer_has_balance: 'The customer owes money: settle it before deleting.' }),
+  },
 });
 
 export const customerRoutes = newRouter()

@@ -1,11 +1,12 @@
 import { z } from '@hono/zod-openapi';
+import { CREATE_CUSTOMER, CUSTOMER, UPDATE_CUSTOMER } from './examples.ts';
 import { emailAddress, ListQuery, Money, optionalText, QueryBoolean, requiredText, Text, Timestamp, Uuid } from '../schemas.ts';
 
 export const CardNo = requiredText(60);
 
 export const TierRef = z
   .object({ key: z.string(), name: z.string(), multiplier: z.number() })
-  .openapi('TierRef', { description: 'The tier the customer holds, from the points earned over the last 12 months.' });
+  .openapi('TierRef', { description: 'The tier the customer holds, from the points earned over the last 12 months.', example: CUSTOMER.tier });
 
 export const CustomerRecord = z
   .object({
@@ -24,7 +25,7 @@ export const CustomerRecord = z
     created_at: Timestamp,
     updated_at: Timestamp,
   })
-  .openapi('Customer');
+  .openapi('Customer', { example: CUSTOMER });
 export type CustomerRecord = z.infer<typeof CustomerRecord>;
 
 const CustomerFields = z.object({
@@ -38,9 +39,9 @@ const CustomerFields = z.object({
   card_no: CardNo.nullable().optional().openapi({ description: 'Loyalty card number, unique in the shop (409 `card_taken`).' }),
 });
 
-export const CreateCustomerBody = CustomerFields.openapi('CreateCustomer');
+export const CreateCustomerBody = CustomerFields.openapi('CreateCustomer', { example: CREATE_CUSTOMER });
 export type CreateCustomerBody = z.infer<typeof CreateCustomerBody>;
-export const UpdateCustomerBody = CustomerFields.partial().openapi('UpdateCustomer');
+export const UpdateCustomerBody = CustomerFields.partial().openapi('UpdateCustomer', { example: UPDATE_CUSTOMER });
 export type UpdateCustomerBody = z.infer<typeof UpdateCustomerBody>;
 
 export const CustomerListQuery = ListQuery.extend({

@@ -8,7 +8,7 @@ import { CursorAt, decodeCursor, page } from '../lib/pagination.ts';
 import { authenticate, requireActiveSubscription, requireRole } from '../middleware/auth.ts';
 import { cataloguePrices, missingProducts, missingVariants } from '../products/queries.ts';
 import { newRouter } from '../router.ts';
-import { bearer, jsonBody, jsonResponse, many, one, pickErrors, Uuid } from '../schemas.ts';
+import { bearer, jsonBody, jsonResponse, many, one, pickErrors, refusals, Uuid } from '../schemas.ts';
 import { createPromotion, deletePromotion, findPromotion, listPromotions, promotionDiscounts, replacePromotion, toPromotionRecord } from './queries.ts';
 import {
   CreatePromotionBody,
@@ -35,59 +35,79 @@ const list = createRoute({
   method: 'get',
   path: '/promotions',
   tags,
+  operationId: 'listPromotions',
   summary: 'List promotions, oldest first (any shop user)',
   description: RULE,
   security: bearer,
   middleware: readers,
   request: { query: PromotionListQuery },
-  responses: { 200: jsonResponse('Promotions.', many(PromotionRecord)), ...pickErrors(401, 403, 422) },
+  responses: { 200: jsonResponse('Promotions.', many(PromotionRecord)), ...pickErrors(401, 403) },
 });
 
 const create = createRoute({
   method: 'post',
   path: '/promotions',
   tags,
+  operationId: 'createPromotion',
   summary: 'Create a promotion (manager or owner)',
-  description: RULE,
+  description: `${RULE} The fields must agree with the kind (see \`kind\`); products, categories and variants named must be the shop's (422 on \`product_ids.N\`...).`,
   security: bearer,
   middleware: writers,
   request: { body: jsonBody(CreatePromotionBody) },
-  responses: { 201: jsonResponse('The promotion.', one(PromotionRecord)), ...pickErrors(400, 401, 402, 403, 413, 422) },
+  responses: {
+    201: jsonResponse('The promotion.', one(PromotionRecord)),
+    ...pickErrors(400, 401, 402, 403, 413),
+    ...refusals(422, { validation_failed: 'An input is missing or malformed, disagrees with the kind, or names a product, category or variant the shop does not have.' }),
+  },
 });
 
 const update = createRoute({
   method: 'put',
   path: '/promotions/{promotion_id}',
   tags,
+  operationId: 'updatePromotion',
   summary: 'Change a promotion (manager or owner)',
-  description: 'Only the fields sent change; the whole promotion must still follow the rules of its kind.',
+  description:
+    'Only the fields sent change; the whole promotion must still follow the rules of its kind (checked after the merge). Products, categories and variants ' +
+    'sent must be the shop\'s; those already stored are not checked again, so a promotion whose product was deleted can still be switched off (`active: false`).',
   security: bearer,
   middleware: writers,
   request: { params: PromotionParam, body: jsonBody(UpdatePromotionBody) },
-  responses: { 200: jsonResponse('The promotion as saved.', one(PromotionRecord)), ...pickErrors(400, 401, 402, 403, 404, 413, 422) },
+  responses: {
+    200: jsonResponse('The promotion as saved.', one(PromotionRecord)),
+    ...pickErrors(400, 401, 402, 403, 404, 413),
+    ...refusals(422, { validation_failed: 'An input is malformed, the merged promotion disagrees with its kind, or a product, category or variant sent is not the shop\'s.' }),
+  },
 });
 
 const remove = createRoute({
   method: 'delete',
   path: '/promotions/{promotion_id}',
   tags,
+  operationId: 'deletePromotion',
   summary: 'Delete a promotion (manager or owner)',
+  description: 'From now on no sale gets it; the sales that got it keep their discount. To pause a promotion instead, set `active: false`.',
   security: bearer,
   middleware: writers,
   request: { params: PromotionParam },
-  responses: { 204: { description: 'Deleted.' }, ...pickErrors(401, 402, 403, 404, 422) },
+  responses: { 204: { description: 'Deleted.' }, ...pickErrors(401, 402, 403, 404) },
 });
 
 const preview = createRoute({
   method: 'post',
   path: '/promotions/preview',
   tags,
+  operationId: 'previewPromotions',
   summary: 'Price a basket with the promotions, before the sale (any shop user)',
-  description: `${RULE} The same SQL function prices the sale itself.`,
+  description: `${RULE} The same SQL function prices the sale itself. Nothing is recorded; \`at\` prices the basket at another time (default now).`,
   security: bearer,
   middleware: readers,
   request: { body: jsonBody(PreviewBody) },
-  responses: { 200: jsonResponse('Each line with its promotion, and the totals.', one(Preview)), ...pickErrors(400, 401, 403, 413, 422) },
+  responses: {
+    200: jsonResponse('Each line with its promotion, and the totals.', one(Preview)),
+    ...pickErrors(400, 401, 403, 413),
+    ...refusals(422, { validation_failed: 'An input is missing or malformed, or a line names a product or variant the shop does not have.' }),
+  },
 });
 
 /**

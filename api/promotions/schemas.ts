@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { CREATE_PROMOTION, PREVIEW, PREVIEW_REQUEST, PROMOTION, UPDATE_PROMOTION } from './examples.ts';
 import { decimal, IsoDateTime, ListQuery, Money, NonNegativeQuantity, PositiveQuantity, QueryBoolean, requiredText, Text, Timestamp, UnitMoney, Uuid } from '../schemas.ts';
 
 export const PromotionKind = z.enum(['percent', 'amount_xaf', 'buy_x_get_y', 'price_xaf']);
@@ -26,7 +27,7 @@ export const PromotionRecord = z
     created_at: Timestamp,
     updated_at: Timestamp,
   })
-  .openapi('Promotion');
+  .openapi('Promotion', { example: PROMOTION });
 export type PromotionRecord = z.infer<typeof PromotionRecord>;
 
 export const PromotionFields = z.object({
@@ -95,8 +96,8 @@ const PROMOTION_RULES = [
   { if: given('ends_time'), then: given('starts_time') },
 ];
 
-export const CreatePromotionBody = PromotionFields.openapi('CreatePromotion', { ...({ allOf: PROMOTION_RULES } as object) });
-export const UpdatePromotionBody = PromotionFields.partial().openapi('UpdatePromotion');
+export const CreatePromotionBody = PromotionFields.openapi('CreatePromotion', { example: CREATE_PROMOTION, ...({ allOf: PROMOTION_RULES } as object) });
+export const UpdatePromotionBody = PromotionFields.partial().openapi('UpdatePromotion', { example: UPDATE_PROMOTION });
 
 export const PromotionListQuery = ListQuery.extend({
   active: QueryBoolean.optional().openapi({ param: { name: 'active', in: 'query' } }),
@@ -118,7 +119,7 @@ export const PreviewBody = z
       .max(200),
     at: IsoDateTime.optional().openapi({ description: 'When the sale happens; default now.' }),
   })
-  .openapi('PromotionPreviewRequest');
+  .openapi('PromotionPreviewRequest', { example: PREVIEW_REQUEST });
 
 export const PreviewLine = z.object({
   index: z.number().int(),
@@ -142,4 +143,4 @@ export const Preview = z
     discount_xaf: z.number().int().openapi({ description: 'Manual and promotion discounts together.' }),
     total_xaf: z.number().int(),
   })
-  .openapi('PromotionPreview');
+  .openapi('PromotionPreview', { example: PREVIEW });

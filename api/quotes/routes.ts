@@ -6,7 +6,7 @@ import { errors } from '../errors.ts';
 import { CursorAt, decodeCursor, page } from '../lib/pagination.ts';
 import { authenticate, requireActiveSubscription, requireRole } from '../middleware/auth.ts';
 import { newRouter } from '../router.ts';
-import { bearer, jsonBody, jsonResponse, many, one, pickErrors } from '../schemas.ts';
+import { bearer, jsonBody, jsonResponse, many, one, pickErrors, refusals } from '../schemas.ts';
 import { renderQuoteDocument } from './document.ts';
 import { convertQuote, createQuote, deleteQuote, findQuote, listQuotes, loadQuoteDocument, setQuoteStatus, updateQuote } from './queries.ts';
 import {
@@ -38,18 +38,22 @@ const list = createRoute({
   method: 'get',
   path: '/quotes',
   tags,
+  operationId: 'listQuotes',
   summary: 'List quotes, newest first (any shop user)',
-  description: '`status` filters on the status as shown: `expired` includes the draft and sent quotes past their `valid_until`.',
+  description:
+    'Each quote with its lines and VAT per rate. `status` filters on the status as shown: `expired` includes the draft and sent quotes past their `valid_until`; ' +
+    '`from` and `to` are days of creation in the shop\'s time zone. Paginated: pass `meta.next_cursor` back as `cursor`.',
   security: bearer,
   middleware: readers,
   request: { query: QuoteListQuery },
-  responses: { 200: jsonResponse('Quotes with their lines.', many(QuoteRecord)), ...pickErrors(401, 403, 422) },
+  responses: { 200: jsonResponse('Quotes with their lines.', many(QuoteRecord)), ...pickErrors(401, 403) },
 });
 
 const create = createRoute({
   method: 'post',
   path: '/quotes',
   tags,
+  operationId: 'createQuote',
   summary: 'Make a quote (proforma) for a customer (any shop user)',
   description:
     `${PRICING} The quote starts as \`draft\` with the shop's next \`quote_no\`; \`valid_until\` defaults to 30 days from today (shop calendar). ` +
@@ -57,25 +61,35 @@ const create = createRoute({
   security: bearer,
   middleware: writers,
   request: { body: jsonBody(CreateQuoteBody) },
-  responses: { 201: jsonResponse('The quote.', one(QuoteRecord)), ...pickErrors(400, 401, 402, 403, 413, 422) },
+  responses: {
+    201: jsonResponse('The quote.', one(QuoteRecord)),
+    ...pickErrors(400, 401, 402, 403, 413),
+    ...refusals(422, {
+      validation_failed: 'An input is missing or malformed, or names a customer, product or variant the shop does not have.',
+      variant_required: 'The product is sold by variant: the line must name one.',
+      discount_not_allowed: 'A cashier\'s line discount beyond the shop\'s cap.',
+    }),
+  },
 });
 
 const read = createRoute({
   method: 'get',
   path: '/quotes/{quote_id}',
   tags,
+  operationId: 'getQuote',
   summary: 'Read a quote (any shop user)',
   description: 'A draft or sent quote past its `valid_until` shows `status: "expired"`. A deleted quote is a 404.',
   security: bearer,
   middleware: readers,
   request: { params: QuoteParam },
-  responses: { 200: jsonResponse('The quote.', one(QuoteRecord)), ...pickErrors(401, 403, 404, 422) },
+  responses: { 200: jsonResponse('The quote.', one(QuoteRecord)), ...pickErrors(401, 403, 404) },
 });
 
 const update = createRoute({
   method: 'put',
   path: '/quotes/{quote_id}',
   tags,
+  operationId: 'updateQuote',
   summary: 'Change a draft or sent quote (any shop user)',
   description:
     'Only the fields sent change. `items`, when sent, replace every line and are priced again as on create (today\'s catalogue and promotions). ' +
@@ -84,25 +98,40 @@ const update = createRoute({
   security: bearer,
   middleware: writers,
   request: { params: QuoteParam, body: jsonBody(UpdateQuoteBody) },
-  responses: { 200: jsonResponse('The quote as saved.', one(QuoteRecord)), ...pickErrors(400, 401, 402, 403, 404, 409, 413, 422) },
+  responses: {
+    200: jsonResponse('The quote as saved.', one(QuoteRecord)),
+    ...pickErrors(400, 401, 402, 403, 404, 413),
+    ...refusals(409, { quote_closed: 'The quote is declined, marked expired or converted: it can no longer change.' }),
+    ...refusals(422, {
+      validation_failed: 'An input is missing or malformed, or names a customer, product or variant the shop does not have.',
+      variant_required: 'The product is sold by variant: the line must name one.',
+      discount_not_allowed: 'A cashier\'s line discount beyond the shop\'s cap.',
+    }),
+  },
 });
 
 const remove = createRoute({
   method: 'delete',
   path: '/quotes/{quote_id}',
   tags,
+  operationId: 'deleteQuote',
   summary: 'Delete a draft or sent quote (any shop user)',
   description: 'As for a change: a declined, expired (marked so) or converted quote is a 409 `quote_closed`. The tills drop it on their next pull (`deleted_at`).',
   security: bearer,
   middleware: writers,
   request: { params: QuoteParam },
-  responses: { 204: { description: 'Deleted.' }, ...pickErrors(401, 402, 403, 404, 409, 422) },
+  responses: {
+    204: { description: 'Deleted.' },
+    ...pickErrors(401, 402, 403, 404),
+    ...refusals(409, { quote_closed: 'The quote is declined, marked expired or converted: it can no longer be deleted.' }),
+  },
 });
 
 const mark = createRoute({
   method: 'post',
   path: '/quotes/{quote_id}/status',
   tags,
+  operationId: 'setQuoteStatus',
   summary: 'Mark a quote draft, sent, declined or expired, without converting it (any shop user)',
   description:
     'Any move between `draft`, `sent`, `declined` and `expired`; no sale is raised. A converted quote is a 409 `quote_closed`. A quote shown as ' +
@@ -110,13 +139,18 @@ const mark = createRoute({
   security: bearer,
   middleware: writers,
   request: { params: QuoteParam, body: jsonBody(QuoteStatusBody) },
-  responses: { 200: jsonResponse('The quote.', one(QuoteRecord)), ...pickErrors(400, 401, 402, 403, 404, 409, 413, 422) },
+  responses: {
+    200: jsonResponse('The quote.', one(QuoteRecord)),
+    ...pickErrors(400, 401, 402, 403, 404, 413),
+    ...refusals(409, { quote_closed: 'The quote was converted into a sale: its status can no longer change.' }),
+  },
 });
 
 const convert = createRoute({
   method: 'post',
   path: '/quotes/{quote_id}/convert',
   tags,
+  operationId: 'convertQuote',
   summary: 'Accept the quote: raise the real sale at the quote\'s prices (any shop user)',
   description:
     'The sale procedure itself (see POST /sales) with the quote\'s lines, prices, discounts and promotions, kept even if the catalogue or the ' +
@@ -129,13 +163,27 @@ const convert = createRoute({
   security: bearer,
   middleware: writers,
   request: { params: QuoteParam, body: { content: { 'application/json': { schema: ConvertQuoteBody } }, required: false } },
-  responses: { 201: jsonResponse('The converted quote and its sale.', one(ConvertedQuote)), ...pickErrors(400, 401, 402, 403, 404, 409, 413, 422) },
+  responses: {
+    201: jsonResponse('The converted quote and its sale.', one(ConvertedQuote)),
+    ...pickErrors(400, 401, 402, 403, 404, 413),
+    ...refusals(409, {
+      quote_closed: 'The quote was converted already, or declined.',
+      quote_expired: 'The quote is past its `valid_until`, or marked expired.',
+    }),
+    ...refusals(422, {
+      insufficient_stock: 'A line asks for more than is on hand and the shop does not allow negative stock.',
+      payment_insufficient: 'The payments do not cover the total and the quote has no customer to take the rest on account.',
+      credit_limit_exceeded: 'The rest on the customer\'s account would pass its credit ceiling.',
+      change_without_cash: 'Payments exceed the total but no cash was given: only cash can be given back.',
+    }),
+  },
 });
 
 const document = createRoute({
   method: 'get',
   path: '/quotes/{quote_id}/document',
   tags,
+  operationId: 'getQuoteDocument',
   summary: 'The quote as one printable HTML page: "Devis / Proforma" (any shop user)',
   description:
     'The invoice\'s layout titled "Devis / Proforma" ("Quote" in English): the shop\'s details, the quote number, its date and validity, the ' +
@@ -145,7 +193,7 @@ const document = createRoute({
   request: { params: QuoteParam, query: QuoteDocumentQuery },
   responses: {
     200: { description: 'The HTML page itself (not JSON).', content: { 'text/html': { schema: z.string() } } },
-    ...pickErrors(401, 403, 404, 422),
+    ...pickErrors(401, 403, 404),
   },
 });
 

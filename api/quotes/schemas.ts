@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { PaymentInput, SaleItemInput, SaleRecord, VatLine } from '../sales/schemas.ts';
+import { CONVERT_QUOTE, CONVERTED_QUOTE, CREATE_QUOTE, QUOTE, QUOTE_STATUS, UPDATE_QUOTE } from './examples.ts';
 import { IsoDate, ListQuery, optionalText, Timestamp, TO_NOT_BEFORE_FROM, toNotBeforeFrom, Uuid } from '../schemas.ts';
 
 /** CONTRACT section 8. `expired` is also what a draft or sent quote shows once its `valid_until` has passed. */
@@ -23,7 +24,7 @@ export const CreateQuoteBody = z
     valid_until: ValidUntil.nullable().optional(),
     items: z.array(QuoteItemInput).min(1).max(500),
   })
-  .openapi('CreateQuote');
+  .openapi('CreateQuote', { example: CREATE_QUOTE });
 export type CreateQuoteBody = z.infer<typeof CreateQuoteBody>;
 
 export const UpdateQuoteBody = z
@@ -38,10 +39,10 @@ export const UpdateQuoteBody = z
       .optional()
       .openapi({ description: 'Omitted: the lines and their prices are kept. Given: they replace every line and are priced again, as on create.' }),
   })
-  .openapi('UpdateQuote');
+  .openapi('UpdateQuote', { example: UPDATE_QUOTE });
 export type UpdateQuoteBody = z.infer<typeof UpdateQuoteBody>;
 
-export const QuoteStatusBody = z.object({ status: SettableQuoteStatus }).openapi('QuoteStatusChange');
+export const QuoteStatusBody = z.object({ status: SettableQuoteStatus }).openapi('QuoteStatusChange', { example: QUOTE_STATUS });
 
 export const ConvertQuoteBody = z
   .object({
@@ -51,7 +52,7 @@ export const ConvertQuoteBody = z
         '(none, or less than the total, without a customer: 422 `payment_insufficient`).',
     }),
   })
-  .openapi('ConvertQuote');
+  .openapi('ConvertQuote', { example: CONVERT_QUOTE });
 export type ConvertQuoteBody = z.infer<typeof ConvertQuoteBody>;
 
 export const QuoteItemRecord = z
@@ -70,7 +71,7 @@ export const QuoteItemRecord = z
     vat_xaf: z.number().int(),
     total_xaf: z.number().int().openapi({ description: 'round(quantity x unit price) - discounts; VAT included.' }),
   })
-  .openapi('QuoteItem');
+  .openapi('QuoteItem', { example: QUOTE.items[0] });
 
 export const QuoteRecord = z
   .object({
@@ -96,10 +97,10 @@ export const QuoteRecord = z
     created_at: Timestamp,
     updated_at: Timestamp,
   })
-  .openapi('Quote');
+  .openapi('Quote', { example: QUOTE });
 export type QuoteRecord = z.infer<typeof QuoteRecord>;
 
-export const ConvertedQuote = z.object({ quote: QuoteRecord, sale: SaleRecord }).openapi('ConvertedQuote');
+export const ConvertedQuote = z.object({ quote: QuoteRecord, sale: SaleRecord }).openapi('ConvertedQuote', { example: CONVERTED_QUOTE });
 
 export const QuoteListQuery = ListQuery.extend({
   status: QuoteStatus.optional().openapi({ param: { name: 'status', in: 'query' }, description: 'As shown: `expired` includes the quotes past their date.' }),

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createRoute, z } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
 import { findCustomer, findCustomerByCard } from '../customers/queries.ts';
+import { CUSTOMER } from '../customers/examples.ts';
 import { CustomerRecord } from '../customers/schemas.ts';
 import type { AppEnv } from '../env.ts';
 import { errors, invalidField } from '../errors.ts';
@@ -11,6 +12,7 @@ import { authenticate, inOwnStatements, requireActiveSubscription, requireRole }
 import { newRouter } from '../router.ts';
 import { bearer, jsonBody, jsonResponse, many, one, pickErrors, refusals, Uuid } from '../schemas.ts';
 import { attributeLoyalty, findSale, listSales, recordSale, recordSaleAlone, refundSale, voidSale } from './queries.ts';
+import { SALE } from './examples.ts';
 import { AttributeLoyaltyBody, CreateSaleBody, RefundBody, SaleListQuery, SaleRecord, VoidBody } from './schemas.ts';
 
 const SaleParam = z.object({ sale_id: Uuid.openapi({ param: { name: 'sale_id', in: 'path' } }) });
@@ -22,6 +24,7 @@ const create = createRoute({
   method: 'post',
   path: '/sales',
   tags,
+  operationId: 'createSale',
   summary: 'Record a sale (any shop user)',
   description: [
     'One stored procedure, one transaction: catalogue prices and VAT rates when a line omits them, line discounts, the best single promotion per line, redeemed points (their value comes off the lines pro rata), totals and VAT (line total = round(quantity x unit price) - discounts; VAT = round(total x rate / (100 + rate)), half away from zero),',
@@ -52,6 +55,7 @@ const create = createRoute({
       credit_limit_exceeded: 'The rest on the customer\'s account would pass its credit ceiling.',
       change_without_cash: 'Payments exceed the total but no cash was given: only cash can be given back.',
       redeem_exceeds_total: 'The redeemed points are worth more than the sale.',
+      insufficient_points: 'The customer holds fewer points than `redeem_points`.',
       variant_required: 'The product is sold by variant: the line must name one.',
       discount_not_allowed: 'A cashier\'s line discount beyond the shop\'s cap.',
     }),
@@ -62,28 +66,35 @@ const list = createRoute({
   method: 'get',
   path: '/sales',
   tags,
+  operationId: 'listSales',
   summary: 'List sales, newest first (any shop user)',
+  description:
+    'The shop\'s sales by when they happened (an offline sale keeps its own time), newest first, each whole: lines, payments, refunds and VAT per rate. ' +
+    'Filters: days of the shop\'s time zone (`from`, `to`, both included), customer, status, shift and cashier. Paginated: pass `meta.next_cursor` back as `cursor`.',
   security: bearer,
   middleware: cashiers,
   request: { query: SaleListQuery },
-  responses: { 200: jsonResponse('Sales with items, payments, refunds and VAT breakdown.', many(SaleRecord)), ...pickErrors(401, 403, 422) },
+  responses: { 200: jsonResponse('Sales with items, payments, refunds and VAT breakdown.', many(SaleRecord)), ...pickErrors(401, 403) },
 });
 
 const read = createRoute({
   method: 'get',
   path: '/sales/{sale_id}',
   tags,
+  operationId: 'getSale',
   summary: 'Read a sale (any shop user)',
+  description: 'The sale with its lines, payments (change and reversals included), refunds and VAT per rate. Another shop\'s sale is a 404, as an unknown one.',
   security: bearer,
   middleware: cashiers,
   request: { params: SaleParam },
-  responses: { 200: jsonResponse('The sale.', one(SaleRecord)), ...pickErrors(401, 403, 404, 422) },
+  responses: { 200: jsonResponse('The sale.', one(SaleRecord)), ...pickErrors(401, 403, 404) },
 });
 
 const voidRoute = createRoute({
   method: 'post',
   path: '/sales/{sale_id}/void',
   tags,
+  operationId: 'voidSale',
   summary: 'Void a completed sale with no refund (manager or owner)',
   description:
     'Stock comes back (`void` movements); payments, credit, points and journal are reversed by new records; the sale keeps its number and shows as voided. ' +
@@ -91,13 +102,22 @@ const voidRoute = createRoute({
   security: bearer,
   middleware: managers,
   request: { params: SaleParam, body: jsonBody(VoidBody) },
-  responses: { 200: jsonResponse('The voided sale.', one(SaleRecord)), ...pickErrors(400, 401, 402, 403, 404, 409, 413, 422) },
+  responses: {
+    200: jsonResponse('The voided sale.', one(SaleRecord)),
+    ...pickErrors(400, 401, 402, 403, 404, 413),
+    ...refusals(409, {
+      sale_already_voided: 'The sale was voided before.',
+      sale_refunded: 'The sale has refunds: it can no longer be voided.',
+      sale_credit_settled: 'Part of this credit sale was paid since: refund it instead.',
+    }),
+  },
 });
 
 const refund = createRoute({
   method: 'post',
   path: '/sales/{sale_id}/refund',
   tags,
+  operationId: 'refundSale',
   summary: 'Refund selected items of a sale (manager or owner)',
   description:
     'Never more than sold less already refunded (422 `refund_exceeds_sold` on `items.N.quantity`). Each line\'s share pro rata (its last unit takes the exact remainder), stock back for tracked goods, ' +
@@ -105,13 +125,22 @@ const refund = createRoute({
   security: bearer,
   middleware: managers,
   request: { params: SaleParam, body: jsonBody(RefundBody) },
-  responses: { 201: jsonResponse('The sale with its refunds.', one(SaleRecord)), ...pickErrors(400, 401, 402, 403, 404, 409, 413, 422) },
+  responses: {
+    201: jsonResponse('The sale with its refunds.', one(SaleRecord)),
+    ...pickErrors(400, 401, 402, 403, 404, 413),
+    ...refusals(409, { sale_voided: 'The sale is voided: nothing is left to refund.', sale_refunded: 'The sale is already refunded in full.' }),
+    ...refusals(422, {
+      validation_failed: 'An input is missing or malformed, a line is not part of this sale, or `credit` is asked for more than the sale still owes on the customer\'s account.',
+      refund_exceeds_sold: 'A line asks back more than was sold less what was already refunded (`items.N.quantity`).',
+    }),
+  },
 });
 
 const attribute = createRoute({
   method: 'post',
   path: '/sales/{sale_id}/attribute-loyalty',
   tags,
+  operationId: 'attributeSaleLoyalty',
   summary: 'Credit the points of a paid sale to a loyalty card shown afterwards (any shop user)',
   description:
     'Once per sale (409 `loyalty_already_attributed`), on what was paid and not refunded; the sale itself is not rewritten. ' +
@@ -120,8 +149,18 @@ const attribute = createRoute({
   middleware: [...cashiers, requireActiveSubscription],
   request: { params: SaleParam, body: jsonBody(AttributeLoyaltyBody) },
   responses: {
-    200: jsonResponse('The customer and the points credited.', one(z.object({ customer: CustomerRecord, points_earned: z.number().int() }))),
-    ...pickErrors(400, 401, 402, 403, 404, 409, 413, 422),
+    200: jsonResponse(
+      'The customer and the points credited.',
+      one(z.object({ customer: CustomerRecord, points_earned: z.number().int() }).openapi({ example: { customer: CUSTOMER, points_earned: SALE.points_earned } })),
+    ),
+    ...pickErrors(400, 401, 402, 403, 404, 413),
+    ...refusals(409, {
+      loyalty_already_attributed: 'The points of this sale were credited before.',
+      sale_has_customer: 'The sale was made for another customer.',
+      sale_already_voided: 'The sale is voided.',
+      sale_refunded: 'The sale was refunded in full: it earns no points.',
+    }),
+    ...refusals(422, { validation_failed: 'The body is malformed, or no customer holds this `card_no`.' }),
   },
 });
 

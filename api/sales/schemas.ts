@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { ATTRIBUTE_LOYALTY, CREATE_SALE, REFUND, REFUND_SALE, SALE, VOID_SALE } from './examples.ts';
 import { IsoDate, ListQuery, Money, optionalText, PositiveQuantity, requiredText, Timestamp, TO_NOT_BEFORE_FROM, toNotBeforeFrom, UnitMoney, Uuid, VatRate } from '../schemas.ts';
 
 export const SaleStatus = z.enum(['completed', 'voided', 'partially_refunded', 'refunded']);
@@ -22,7 +23,7 @@ export const SaleItemRecord = z
     total_xaf: z.number().int().openapi({ description: 'round(quantity x unit price) - discounts; VAT included.' }),
     refunded_quantity: z.number(),
   })
-  .openapi('SaleItem');
+  .openapi('SaleItem', { example: SALE.items[0] });
 
 export const SalePaymentRecord = z
   .object({
@@ -33,7 +34,7 @@ export const SalePaymentRecord = z
     reference: z.string().nullable(),
     created_at: Timestamp,
   })
-  .openapi('SalePayment');
+  .openapi('SalePayment', { example: SALE.payments[0] });
 
 export const RefundRecord = z
   .object({
@@ -45,7 +46,7 @@ export const RefundRecord = z
     items: z.array(z.object({ sale_item_id: Uuid, quantity: z.number(), total_xaf: z.number().int(), vat_xaf: z.number().int() })),
     created_at: Timestamp,
   })
-  .openapi('Refund');
+  .openapi('Refund', { example: REFUND });
 
 export const VatLine = z
   .object({
@@ -54,7 +55,7 @@ export const VatLine = z
     vat_xaf: z.number().int(),
     total_xaf: z.number().int(),
   })
-  .openapi('VatLine');
+  .openapi('VatLine', { example: SALE.vat_breakdown[0] });
 
 export const SaleRecord = z
   .object({
@@ -88,7 +89,7 @@ export const SaleRecord = z
     recorded_at: Timestamp,
     updated_at: Timestamp,
   })
-  .openapi('Sale');
+  .openapi('Sale', { example: SALE });
 export type SaleRecord = z.infer<typeof SaleRecord>;
 
 /** Everything a receipt or an invoice shows: the sale, the shop's details and the customer. */
@@ -110,6 +111,12 @@ export interface ReceiptInput {
     payment_method_labels?: Record<string, string>;
   };
   customer: { id: string; name: string; phone: string | null; email: string | null; tax_id?: string | null; address?: string | null } | null;
+  /**
+   * What a credit sale left on the customer's account, as it stands now: `charged_xaf` once refunds
+   * and a void took their part back, `settled_xaf` of it paid since. Absent: the sale's `credit_xaf`,
+   * nothing settled.
+   */
+  account?: { charged_xaf: number; settled_xaf: number } | null;
 }
 
 
@@ -147,10 +154,10 @@ export const CreateSaleBody = z
     items: z.array(SaleItemInput).min(1).max(500),
     payments: z.array(PaymentInput).max(20).optional(),
   })
-  .openapi('CreateSale');
+  .openapi('CreateSale', { example: CREATE_SALE });
 export type CreateSaleBody = z.infer<typeof CreateSaleBody>;
 
-export const VoidBody = z.object({ reason: requiredText(255) }).openapi('VoidSale');
+export const VoidBody = z.object({ reason: requiredText(255) }).openapi('VoidSale', { example: VOID_SALE });
 
 export const RefundBody = z
   .object({
@@ -158,9 +165,9 @@ export const RefundBody = z
     reason: optionalText(255),
     items: z.array(z.object({ sale_item_id: Uuid, quantity: PositiveQuantity })).min(1).max(500),
   })
-  .openapi('RefundSale');
+  .openapi('RefundSale', { example: REFUND_SALE });
 
-export const AttributeLoyaltyBody = z.object({ card_no: requiredText(60) }).openapi('AttributeLoyalty');
+export const AttributeLoyaltyBody = z.object({ card_no: requiredText(60) }).openapi('AttributeLoyalty', { example: ATTRIBUTE_LOYALTY });
 
 export const SaleListQuery = ListQuery.extend({
   from: IsoDate.optional().openapi({ param: { name: 'from', in: 'query' }, description: 'First day, shop time.' }),

@@ -4,7 +4,8 @@ import type { AppEnv } from '../env.ts';
 import { CursorAt, decodeCursor, page } from '../lib/pagination.ts';
 import { authenticate, hasRole, requireActiveSubscription, requireRole } from '../middleware/auth.ts';
 import { newRouter } from '../router.ts';
-import { bearer, jsonBody, jsonResponse, many, one, pickErrors } from '../schemas.ts';
+import { bearer, jsonBody, jsonResponse, many, one, pickErrors, refusals } from '../schemas.ts';
+import { CURRENT_SHIFT } from './examples.ts';
 import { closeShift, currentShift, listShifts, openShift, recordCashMovement, toShiftRecord } from './queries.ts';
 import {
   CashMovementBody,
@@ -27,42 +28,54 @@ const current = createRoute({
   method: 'get',
   path: '/shift',
   tags,
+  operationId: 'getCurrentShift',
   summary: 'The caller\'s open shift with live expected cash and totals per method, or null (any shop user)',
   description:
     'Expected cash = opening float + cash sales (less change) - cash refunds and voids + cash in - cash out - cash expenses of this shift. ' +
     'Other methods: the net of their sale payments in this shift. `{"data": null}` when the caller has no open shift.',
   security: bearer,
   middleware: anyShopUser,
-  responses: { 200: jsonResponse('The open shift, or null.', one(z.union([CurrentShift, z.null()]))), ...pickErrors(401, 403) },
+  responses: { 200: jsonResponse('The open shift, or null.', one(z.union([CurrentShift, z.null()]).openapi({ example: CURRENT_SHIFT }))), ...pickErrors(401, 403) },
 });
 
 const list = createRoute({
   method: 'get',
   path: '/shifts',
   tags,
+  operationId: 'listShifts',
   summary: 'List shifts, newest first (a cashier sees only their own; managers and owners see all)',
+  description:
+    'By opening time, newest first, each with its float, expected and counted cash and their difference, and per method once closed. ' +
+    'A cashier sees only their own shifts, whatever `cashier` says; managers and owners see everyone\'s and may filter by `cashier`. ' +
+    '`from` and `to` are days the shift opened on, in the shop\'s time zone. Paginated: pass `meta.next_cursor` back as `cursor`.',
   security: bearer,
   middleware: anyShopUser,
   request: { query: ShiftListQuery },
-  responses: { 200: jsonResponse('Shifts.', many(ShiftRecord)), ...pickErrors(401, 403, 422) },
+  responses: { 200: jsonResponse('Shifts.', many(ShiftRecord)), ...pickErrors(401, 403) },
 });
 
 const open = createRoute({
   method: 'post',
   path: '/shift/open',
   tags,
+  operationId: 'openShift',
   summary: 'Open a shift for the caller (any shop user)',
   description: 'One open shift per user: a second is a 409 `shift_already_open`, also when two opens arrive at once.',
   security: bearer,
   middleware: [...anyShopUser, requireActiveSubscription],
   request: { body: jsonBody(OpenShiftBody) },
-  responses: { 201: jsonResponse('The open shift.', one(ShiftRecord)), ...pickErrors(400, 401, 402, 403, 409, 413, 422) },
+  responses: {
+    201: jsonResponse('The open shift.', one(ShiftRecord)),
+    ...pickErrors(400, 401, 402, 403, 413),
+    ...refusals(409, { shift_already_open: 'The caller has an open shift already: close it first.' }),
+  },
 });
 
 const close = createRoute({
   method: 'post',
   path: '/shift/close',
   tags,
+  operationId: 'closeShift',
   summary: 'Close the caller\'s open shift with what was counted (any shop user)',
   description:
     'Stores the expected cash, the counted cash and their difference (counted - expected), and the same per method in `by_method`. ' +
@@ -71,13 +84,18 @@ const close = createRoute({
   security: bearer,
   middleware: anyShopUser,
   request: { body: jsonBody(CloseShiftBody) },
-  responses: { 200: jsonResponse('The closed shift.', one(ShiftRecord)), ...pickErrors(400, 401, 403, 409, 413, 422) },
+  responses: {
+    200: jsonResponse('The closed shift.', one(ShiftRecord)),
+    ...pickErrors(400, 401, 403, 413),
+    ...refusals(409, { no_open_shift: 'The caller has no open shift to close.' }),
+  },
 });
 
 const cash = createRoute({
   method: 'post',
   path: '/shift/cash',
   tags,
+  operationId: 'recordCashMovement',
   summary: 'Record cash put into or taken out of the drawer that is not a sale (any shop user)',
   description:
     'Drawer cash belongs to a shift: with no open shift, 409 `no_open_shift`. The movement joins the caller\'s open shift and its expected cash. ' +
@@ -85,7 +103,11 @@ const cash = createRoute({
   security: bearer,
   middleware: [...anyShopUser, requireActiveSubscription],
   request: { body: jsonBody(CashMovementBody) },
-  responses: { 201: jsonResponse('The movement.', one(CashMovementRecord)), ...pickErrors(400, 401, 402, 403, 409, 413, 422) },
+  responses: {
+    201: jsonResponse('The movement.', one(CashMovementRecord)),
+    ...pickErrors(400, 401, 402, 403, 413),
+    ...refusals(409, { no_open_shift: 'The caller has no open shift: drawer cash belongs to a shift.' }),
+  },
 });
 
 /** The array of counts, in COUNTED_METHODS order, as an object keyed by method. */

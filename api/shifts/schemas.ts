@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { CASH_MOVEMENT, CASH_MOVEMENT_INPUT, CLOSE_SHIFT, CURRENT_SHIFT, OPEN_SHIFT, SHIFT } from './examples.ts';
 import { IsoDate, ListQuery, Money, optionalText, requiredText, Timestamp, TO_NOT_BEFORE_FROM, toNotBeforeFrom, Uuid } from '../schemas.ts';
 
 /**
@@ -11,7 +12,7 @@ export type DrawerMethod = z.infer<typeof DrawerMethod>;
 
 export const OpenShiftBody = z
   .object({ opening_float_xaf: Money.openapi({ description: 'Cash in the drawer at the start.' }) })
-  .openapi('OpenShift');
+  .openapi('OpenShift', { example: OPEN_SHIFT });
 
 export const CloseShiftBody = z
   .object({
@@ -36,7 +37,7 @@ export const CloseShiftBody = z
       ctx.addIssue({ code: 'custom', path: ['counted_by_method', 0], message: 'Must equal counted_cash_xaf: both are the cash counted.' });
     }
   })
-  .openapi('CloseShift');
+  .openapi('CloseShift', { example: CLOSE_SHIFT });
 
 export const CashMovementBody = z
   .object({
@@ -44,7 +45,7 @@ export const CashMovementBody = z
     amount_xaf: Money.min(1),
     reason: requiredText(160).openapi({ description: 'Required: an unexplained withdrawal is not allowed.' }),
   })
-  .openapi('CashMovementInput');
+  .openapi('CashMovementInput', { example: CASH_MOVEMENT_INPUT });
 
 export const CashMovementRecord = z
   .object({
@@ -57,7 +58,7 @@ export const CashMovementRecord = z
     created_at: Timestamp,
     updated_at: Timestamp.openapi({ description: 'A movement is never changed: always its created_at.' }),
   })
-  .openapi('CashMovement');
+  .openapi('CashMovement', { example: CASH_MOVEMENT });
 export type CashMovementRecord = z.infer<typeof CashMovementRecord>;
 
 export const MethodCount = z
@@ -66,7 +67,7 @@ export const MethodCount = z
     counted_xaf: z.number().int().nullable().openapi({ description: 'Null when the method was not counted.' }),
     difference_xaf: z.number().int().nullable().openapi({ description: 'counted - expected: negative when money is missing.' }),
   })
-  .openapi('MethodCount');
+  .openapi('MethodCount', { example: SHIFT.by_method.cash });
 
 export const ShiftStatus = z.enum(['open', 'closed']);
 
@@ -87,7 +88,7 @@ export const ShiftRecord = z
     created_at: Timestamp,
     updated_at: Timestamp,
   })
-  .openapi('Shift');
+  .openapi('Shift', { example: SHIFT });
 export type ShiftRecord = z.infer<typeof ShiftRecord>;
 
 export const ShiftTotals = z
@@ -102,10 +103,10 @@ export const ShiftTotals = z
     expected_cash_xaf: z.number().int().openapi({ description: 'opening float + cash sales - cash refunds + cash in - cash out - cash expenses.' }),
     by_method: z.record(DrawerMethod, z.number().int()).openapi({ description: 'Expected per method: cash as above; any other method, the net of its sale payments in this shift.' }),
   })
-  .openapi('ShiftTotals');
+  .openapi('ShiftTotals', { example: CURRENT_SHIFT.totals });
 export type ShiftTotals = z.infer<typeof ShiftTotals>;
 
-export const CurrentShift = ShiftRecord.extend({ totals: ShiftTotals }).openapi('CurrentShift');
+export const CurrentShift = ShiftRecord.extend({ totals: ShiftTotals }).openapi('CurrentShift', { example: CURRENT_SHIFT });
 
 export const ShiftListQuery = ListQuery.extend({
   cashier: Uuid.optional().openapi({ param: { name: 'cashier', in: 'query' }, description: 'The cashier\'s user id (managers and owners; a cashier only ever sees their own).' }),
