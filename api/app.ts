@@ -77,6 +77,11 @@ const API_DESCRIPTION = [
     'Errors answer `{"message", "code", "errors"?}`; `errors` keys are dotted input paths (`items.0.quantity`). ' +
     'Bodies over 1 MiB are refused with 413 (sync push: 8 MiB). Every answer carries `X-Request-Id` (taken from the request when given).',
   '',
+  '**Language.** Error messages (`message` and those of `errors`) follow the caller: the authenticated user\'s `locale` (`fr` or `en`, ' +
+    '`fr` by default), else the request\'s `Accept-Language` (the first of French and English by q-value; `fr-CM` is French), else English, ' +
+    'the texts of the examples; a 401 follows the request alone. `code` never changes. Numbers are written the caller\'s way (`Seulement 46 en stock.`, ' +
+    '`149 750 FCFA` / `149,750 FCFA`). `Content-Language` says which language an error is in.',
+  '',
   '**Tokens.** `Authorization: Bearer <token>` from login or register. A token names a server-side session valid 30 days; ' +
     'logout, a password change (other sessions) or reset (all sessions), and removal of the user end it at once.',
   '',

@@ -14,6 +14,8 @@ export interface Caller {
   kind: UserKind;
   shopId: string | null;
   role: Role | null;
+  /** The user's language (`users.locale`): error messages are written in it. */
+  locale: 'fr' | 'en';
   /** End of the shop's trial or paid subscription, whichever is later. */
   shopActiveUntil: Date | null;
 }

@@ -21,12 +21,12 @@ async function bearerClaims(c: Context<AppEnv>): Promise<Claims> {
   return claims;
 }
 
-type CallerRow = { kind: UserKind; shop_id: string | null; role: Role | null; trial_ends_at: Date | null; subscription_ends_at: Date | null };
+type CallerRow = { kind: UserKind; shop_id: string | null; role: Role | null; locale: 'fr' | 'en'; trial_ends_at: Date | null; subscription_ends_at: Date | null };
 
 /** What the session of a token names now (`session_caller`), on `sql` (the pool, or a request's transaction); null when it is over. */
 async function callerNow(sql: Sql | Tx, ids: { sessionId: string; userId: string; shopId: string | null }): Promise<Caller | null> {
   const [row] = await sql<CallerRow[]>`
-    select kind, shop_id, role, trial_ends_at, subscription_ends_at from session_caller(${ids.sessionId}, ${ids.userId}, ${ids.shopId}::uuid)`;
+    select kind, shop_id, role, locale, trial_ends_at, subscription_ends_at from session_caller(${ids.sessionId}, ${ids.userId}, ${ids.shopId}::uuid)`;
   if (!row) return null;
   const activeUntil = [row.trial_ends_at, row.subscription_ends_at].filter((d): d is Date => d !== null);
   return {
@@ -35,6 +35,7 @@ async function callerNow(sql: Sql | Tx, ids: { sessionId: string; userId: string
     kind: row.kind,
     shopId: row.shop_id,
     role: row.role,
+    locale: row.locale,
     shopActiveUntil: activeUntil.length ? new Date(Math.max(...activeUntil.map((d) => d.getTime()))) : null,
   };
 }
@@ -60,8 +61,9 @@ function remember(caller: Caller): void {
   if (recentCallers.size > RECENT_CALLERS) recentCallers.delete(recentCallers.keys().next().value!);
 }
 
-/** What a read's answer depends on: who (kind, shop, role). The subscription's end only stops writes. */
-const sameForReads = (a: Caller, b: Caller) => a.userId === b.userId && a.kind === b.kind && a.shopId === b.shopId && a.role === b.role;
+/** What a read's answer depends on: who (kind, shop, role) and the language of its errors. The subscription's end only stops writes. */
+const sameForReads = (a: Caller, b: Caller) =>
+  a.userId === b.userId && a.kind === b.kind && a.shopId === b.shopId && a.role === b.role && a.locale === b.locale;
 
 /** Requests run again after their cached caller proved stale: they take the long way. */
 const RECHECKS = new WeakSet<Request>();
@@ -111,7 +113,10 @@ export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (!sameForReads(fresh, cached)) {
     const again = new Request(c.req.raw);
     RECHECKS.add(again);
-    c.res = await c.var.redispatch(again);
+    const answer = await c.var.redispatch(again);
+    // Hono's `c.res` setter merges the answer being replaced into the new one: the stale answer's headers (its Content-Language) must not survive.
+    c.res = undefined;
+    c.res = answer;
     return;
   }
   if (failure !== undefined) throw failure;

@@ -195,7 +195,7 @@ begin
     select * into item from jsonb_to_recordset(stock_items) as si (first_line int, quantity numeric, on_hand numeric)
      where si.on_hand < si.quantity order by si.first_line limit 1;
     if found then
-      perform raise_app_error(422, 'insufficient_stock', format('Only %s in stock.', item.on_hand), 'items.' || item.first_line || '.quantity');
+      perform raise_app_error(422, 'insufficient_stock', format('Only %s in stock.', trim_scale(item.on_hand)), 'items.' || item.first_line || '.quantity');
     end if;
   end if;
 

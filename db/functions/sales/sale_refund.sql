@@ -47,7 +47,7 @@ begin
     end if;
     if request.quantity > item.quantity - item.refunded_quantity then
       perform raise_app_error(422, 'refund_exceeds_sold',
-        format('Only %s of this item are left to refund.', item.quantity - item.refunded_quantity), 'items.' || request.i || '.quantity');
+        format('Only %s of this item are left to refund.', trim_scale(item.quantity - item.refunded_quantity)), 'items.' || request.i || '.quantity');
     end if;
     if request.quantity = item.quantity - item.refunded_quantity then
       select coalesce(sum(ri.total_xaf), 0), coalesce(sum(ri.vat_xaf), 0), coalesce(sum(ri.cost_xaf), 0)
