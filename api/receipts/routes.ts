@@ -53,8 +53,21 @@ const EmailReceiptBody = z
   .openapi('EmailReceiptBody');
 
 const EmailReceiptQueued = z
-  .object({ queued: z.literal(true), email: z.string().openapi({ description: 'The address the receipt goes to.' }) })
-  .openapi('EmailReceiptQueued');
+  .object({
+    queued: z.literal(true),
+    already_sent: z.literal(false),
+    email: z.string().openapi({ description: 'The address the receipt goes to.' }),
+  })
+  .openapi('EmailReceiptQueued', { example: { queued: true, already_sent: false, email: 'awa.ndiaye@example.cm' } });
+
+const EmailReceiptAlreadySent = z
+  .object({
+    queued: z.literal(false),
+    already_sent: z.literal(true),
+    email: z.string().openapi({ description: 'The address it was sent to.' }),
+    sent_at: z.string().openapi({ format: 'date-time', description: 'When it was queued for sending (the sale itself, or an earlier request).' }),
+  })
+  .openapi('EmailReceiptAlreadySent', { example: { queued: false, already_sent: true, email: 'awa.ndiaye@example.cm', sent_at: '2026-11-21T13:05:02.000Z' } });
 
 const receiptRoute = createRoute({
   method: 'get',
@@ -88,12 +101,20 @@ const emailReceiptRoute = createRoute({
   tags,
   summary: 'E-mail the receipt (any shop user)',
   description:
-    'Answers at once; a job sends the message (a text part and the HTML invoice), retried while the mail server fails. The body may be omitted: ' +
-    'the receipt then goes to the customer\'s address, in the shop\'s language. With neither a given address nor a customer\'s: 422 `email_required` on `email`.',
+    'Answers at once; a job sends the message, retried while the mail server fails: the receipt laid out for a phone (one column, at most 480 px ' +
+    'wide) as the HTML part, the text receipt as the text part, the A4 invoice attached (`facture-<receipt_no>.html` / `invoice-<receipt_no>.html`); ' +
+    'from the shop\'s name, answers to the shop\'s e-mail (else its owner\'s). The body may be omitted: ' +
+    'the receipt then goes to the customer\'s address, in the shop\'s language. With neither a given address nor a customer\'s: 422 `email_required` on `email`. ' +
+    'A receipt already sent to the same address (whatever its case) in the last minute, by the sale itself (a customer with an e-mail) or by an ' +
+    'earlier request, is not sent again: 200 with `already_sent: true` and when it was sent. Two requests at once send one.',
   security: bearer,
   middleware: senders,
   request: { params: SaleParam, body: { content: { 'application/json': { schema: EmailReceiptBody } }, required: false } },
-  responses: { 202: jsonResponse('Queued.', one(EmailReceiptQueued)), ...pickErrors(400, 401, 402, 403, 404, 413, 422) },
+  responses: {
+    200: jsonResponse('Already sent to this address within the last minute: nothing queued.', one(EmailReceiptAlreadySent)),
+    202: jsonResponse('Queued.', one(EmailReceiptQueued)),
+    ...pickErrors(400, 401, 402, 403, 404, 413, 422),
+  },
 });
 
 const invoiceRoute = createRoute({
@@ -112,6 +133,21 @@ const invoiceRoute = createRoute({
     ...pickErrors(401, 403, 404, 422),
   },
 });
+
+/**
+ * Records that the sale's receipt goes to `email`, unless it went there within the last minute:
+ * answers null when the caller is to queue it, else when it was queued. One statement, so that two
+ * requests at once cannot both claim it: the second waits on the first's row and sees it recent.
+ */
+async function claimReceiptEmail(tx: Tx, saleId: string, email: string): Promise<Date | null> {
+  const [claimed] = await tx`
+    insert into receipt_emails (sale_id, email) values (${saleId}, lower(${email}))
+    on conflict (sale_id, email) do update set queued_at = now() where receipt_emails.queued_at < now() - interval '1 minute'
+    returning queued_at`;
+  if (claimed) return null;
+  const [last] = await tx<{ queued_at: Date }[]>`select queued_at from receipt_emails where sale_id = ${saleId} and email = lower(${email})`;
+  return last!.queued_at;
+}
 
 async function receiptInput(tx: Tx, saleId: string): Promise<ReceiptInput> {
   const input = await loadReceiptInput(tx, saleId);
@@ -141,8 +177,10 @@ export const receiptRoutes = newRouter()
     const email = body.email ?? input.customer?.email ?? null;
     if (!email) throw invalidField('email', 'Give an e-mail address: this sale has no customer with one.', 'email_required');
     const locale = body.locale ?? input.shop.locale;
+    const sentAt = await claimReceiptEmail(tx, sale_id, email);
+    if (sentAt) return c.json({ data: { queued: false as const, already_sent: true as const, email, sent_at: sentAt.toISOString() } }, 200);
     await enqueueJob(tx, EMAIL_RECEIPT_TASK, { sale_id, shop_id: caller.shopId!, email, locale });
-    return c.json({ data: { queued: true as const, email } }, 202);
+    return c.json({ data: { queued: true as const, already_sent: false as const, email } }, 202);
   })
   .openapi(invoiceRoute, async (c) => {
     const { sale_id } = c.req.valid('param');

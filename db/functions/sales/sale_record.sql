@@ -298,6 +298,8 @@ begin
   perform journal_post_at(case when reported is null then occurred_at else now() end, 'sale', the_sale, 'Sale', journal);
 
   if customer.email is not null then
+    -- Recorded, so that POST /sales/{id}/receipt/email does not send it again within a minute.
+    insert into receipt_emails (sale_id, email) values (the_sale, lower(customer.email)) on conflict do nothing;
     perform enqueue_job('sale__email_receipt',
       jsonb_build_object('sale_id', the_sale, 'shop_id', app_shop_id(), 'email', customer.email, 'locale', shop.locale),
       'sale_receipt:' || the_sale);
