@@ -7,7 +7,8 @@ import { errors, invalidField } from '../errors.ts';
 import { CursorAt, decodeCursor, page, SINGLE_PAGE } from '../lib/pagination.ts';
 import { authenticate, requireActiveSubscription, requireRole } from '../middleware/auth.ts';
 import { newRouter } from '../router.ts';
-import { bearer, IdParam, jsonBody, jsonResponse, ListQuery, many, one, pickErrors, Text, Uuid } from '../schemas.ts';
+import { bearer, IdParam, jsonBody, jsonResponse, ListQuery, many, one, pickErrors, refusals, Text, Uuid } from '../schemas.ts';
+import { PRODUCT, UPDATE_PRODUCT, VARIANT } from './examples.ts';
 import { shopDefaults } from '../shop/queries.ts';
 import {
   allVariants,
@@ -61,10 +62,14 @@ const VariantParam = z.object({ variant_id: Uuid.openapi({ param: { name: 'varia
 
 const tags = ['Catalogue'];
 
+/** What a product's or a variant's codes can clash with (db/functions/catalogue/catalogue_codes.sql). */
+const CODE_CLASHES = { sku_taken: 'The SKU is already used by another product or variant of the shop.', barcode_taken: 'The barcode is already used by another product or variant of the shop.' };
+
 const listProductsRoute = createRoute({
   method: 'get',
   path: '/products',
   tags,
+  operationId: 'listProducts',
   summary: 'List or search products (any shop user)',
   description:
     'Ordered by name, then id. With `q`: the products whose SKU or barcode (or a variant\'s) is exactly `q` (a scan, answered with `matched_variant` when the code is a variant\'s), ' +
@@ -73,94 +78,122 @@ const listProductsRoute = createRoute({
   security: bearer,
   middleware: readers,
   request: { query: ProductListQuery },
-  responses: { 200: jsonResponse('Products.', many(ProductListItem)), ...pickErrors(401, 403, 422) },
+  responses: {
+    200: jsonResponse('Products.', many(ProductListItem)),
+    ...pickErrors(401, 403),
+    ...refusals(422, { validation_failed: 'A filter is malformed, or `cursor` is not one of this kind of list (a search\'s cursor without `q`, a list\'s with `q`).' }),
+  },
 });
 
 const createProductRoute = createRoute({
   method: 'post',
   path: '/products',
   tags,
+  operationId: 'createProduct',
   summary: 'Create a product (manager or owner)',
-  description: 'SKU and barcode are unique in the shop across products and variants: a clash is a 409 `sku_taken` or `barcode_taken`. Stock starts at 0; only movements change it.',
+  description:
+    'Price and cost in XAF, the price VAT included; the VAT rate defaults to the shop\'s `default_vat_rate`. SKU and barcode are unique in the shop across products and variants: ' +
+    'a clash is a 409 `sku_taken` or `barcode_taken`. An unknown `category_id` is a 422 on it. Stock starts at 0; only movements change it (adjust, purchases, stocktakes, sales). ' +
+    'Tills receive the product on their next pull.',
   security: bearer,
   middleware: writers,
   request: { body: jsonBody(CreateProductBody) },
-  responses: { 201: jsonResponse('The new product.', one(ProductRecord)), ...pickErrors(400, 401, 402, 403, 409, 413, 422) },
+  responses: {
+    201: jsonResponse('The new product.', one(ProductRecord), { data: { ...PRODUCT, on_hand: 0, created_at: PRODUCT.updated_at } }),
+    ...pickErrors(400, 401, 402, 403, 413),
+    ...refusals(409, CODE_CLASHES),
+  },
 });
 
 const getProductRoute = createRoute({
   method: 'get',
   path: '/products/{id}',
   tags,
+  operationId: 'getProduct',
   summary: 'Read a product with its options and variants (any shop user)',
+  description: 'The product with its option axes (at most 4, in order) and every variant, each with its own price, codes and stock. A deleted product, or another shop\'s, is a 404.',
   security: bearer,
   middleware: readers,
   request: { params: IdParam },
-  responses: { 200: jsonResponse('The product.', one(ProductDetail)), ...pickErrors(401, 403, 404, 422) },
+  responses: { 200: jsonResponse('The product.', one(ProductDetail)), ...pickErrors(401, 403, 404) },
 });
 
 const updateProductRoute = createRoute({
   method: 'put',
   path: '/products/{id}',
   tags,
+  operationId: 'updateProduct',
   summary: 'Change a product (manager or owner)',
-  description: 'Only the fields sent change; `on_hand` is not writable (use adjust or a stocktake).',
+  description:
+    'Only the fields sent change; `on_hand` is not writable (use `POST /products/{product_id}/adjust` or a stocktake). A new price applies to the sales recorded after it; ' +
+    'sales already recorded keep theirs. Codes stay unique as for creation (409 `sku_taken`, `barcode_taken`).',
   security: bearer,
   middleware: writers,
   request: { params: IdParam, body: jsonBody(UpdateProductBody) },
-  responses: { 200: jsonResponse('The product as saved.', one(ProductRecord)), ...pickErrors(400, 401, 402, 403, 404, 409, 413, 422) },
+  responses: {
+    200: jsonResponse('The product as saved.', one(ProductRecord), { data: { ...PRODUCT, ...UPDATE_PRODUCT, updated_at: '2026-11-21T07:58:02.000Z' } }),
+    ...pickErrors(400, 401, 402, 403, 404, 413),
+    ...refusals(409, CODE_CLASHES),
+  },
 });
 
 const deleteProductRoute = createRoute({
   method: 'delete',
   path: '/products/{id}',
   tags,
+  operationId: 'deleteProduct',
   summary: 'Delete a product (manager or owner)',
   description: 'A soft delete: the product, its variants and options disappear from the catalogue and free their codes; every sale, movement and report that names it stays intact.',
   security: bearer,
   middleware: writers,
   request: { params: IdParam },
-  responses: { 204: { description: 'Deleted.' }, ...pickErrors(401, 402, 403, 404, 422) },
+  responses: { 204: { description: 'Deleted.' }, ...pickErrors(401, 402, 403, 404) },
 });
 
 const listOptionsRoute = createRoute({
   method: 'get',
   path: '/products/{product_id}/options',
   tags,
+  operationId: 'listProductOptions',
   summary: 'The product\'s option axes (any shop user)',
+  description: 'The axes its variants are built on (Taille, Couleur...), each with its values, in order: at most 4, so always one page (`meta.next_cursor` null).',
   security: bearer,
   middleware: readers,
   request: { params: ProductParam },
-  responses: { 200: jsonResponse('Axes in order (at most 4, one page).', many(OptionRecord)), ...pickErrors(401, 403, 404, 422) },
+  responses: { 200: jsonResponse('Axes in order (at most 4, one page).', many(OptionRecord)), ...pickErrors(401, 403, 404) },
 });
 
 const replaceOptionsRoute = createRoute({
   method: 'post',
   path: '/products/{product_id}/options',
   tags,
+  operationId: 'replaceProductOptions',
   summary: 'Replace the product\'s axes wholesale (manager or owner)',
   description: 'The set sent becomes the product\'s axes, in that order (1 to 4; names unique; values unique within an axis). Existing variants are kept.',
   security: bearer,
   middleware: writers,
   request: { params: ProductParam, body: jsonBody(ReplaceOptionsBody) },
-  responses: { 200: jsonResponse('The new axes.', many(OptionRecord)), ...pickErrors(400, 401, 402, 403, 404, 413, 422) },
+  responses: { 200: jsonResponse('The new axes.', many(OptionRecord)), ...pickErrors(400, 401, 402, 403, 404, 413) },
 });
 
 const deleteOptionRoute = createRoute({
   method: 'delete',
   path: '/products/{product_id}/options/{option_id}',
   tags,
+  operationId: 'deleteProductOption',
   summary: 'Delete one axis (manager or owner)',
+  description: 'The axis goes; existing variants are kept with their options as they are. An axis of another product is a 404.',
   security: bearer,
   middleware: writers,
   request: { params: OptionParams },
-  responses: { 204: { description: 'Deleted.' }, ...pickErrors(401, 402, 403, 404, 422) },
+  responses: { 204: { description: 'Deleted.' }, ...pickErrors(401, 402, 403, 404) },
 });
 
 const generateVariantsRoute = createRoute({
   method: 'post',
   path: '/products/{product_id}/variants/generate',
   tags,
+  operationId: 'generateVariants',
   summary: 'Create every missing combination of the axes\' values (manager or owner)',
   description:
     `Idempotent: a second call creates nothing. At most ${MAX_GENERATED_VARIANTS} combinations (409 \`too_many_variants\`). ` +
@@ -168,24 +201,34 @@ const generateVariantsRoute = createRoute({
   security: bearer,
   middleware: writers,
   request: { params: ProductParam, body: jsonBody(GenerateVariantsBody) },
-  responses: { 200: jsonResponse('The variants created now (possibly none).', many(VariantRecord)), ...pickErrors(400, 401, 402, 403, 404, 409, 413, 422) },
+  responses: {
+    200: jsonResponse('The variants created now (possibly none).', many(VariantRecord)),
+    ...pickErrors(400, 401, 402, 403, 404, 413),
+    ...refusals(409, {
+      too_many_variants: `The axes make more than ${MAX_GENERATED_VARIANTS} combinations.`,
+      product_has_stock: 'The product holds stock of its own: bring it to 0 before giving it variants.',
+    }),
+  },
 });
 
 const listVariantsRoute = createRoute({
   method: 'get',
   path: '/products/{product_id}/variants',
   tags,
+  operationId: 'listVariants',
   summary: 'List the product\'s variants (any shop user)',
+  description: 'Oldest first, by pages (`limit`, `cursor`), each with its options, codes, price and stock.',
   security: bearer,
   middleware: readers,
   request: { params: ProductParam, query: ListQuery },
-  responses: { 200: jsonResponse('Variants, oldest first.', many(VariantRecord)), ...pickErrors(401, 403, 404, 422) },
+  responses: { 200: jsonResponse('Variants, oldest first.', many(VariantRecord)), ...pickErrors(401, 403, 404) },
 });
 
 const createVariantRoute = createRoute({
   method: 'post',
   path: '/products/{product_id}/variants',
   tags,
+  operationId: 'createVariant',
   summary: 'Create a variant (manager or owner)',
   description:
     'The options name every axis of the product once, with one of its values (422 on `options.<axis>`). One variant per combination (409 `variant_exists`); ' +
@@ -193,44 +236,66 @@ const createVariantRoute = createRoute({
   security: bearer,
   middleware: writers,
   request: { params: ProductParam, body: jsonBody(CreateVariantBody) },
-  responses: { 201: jsonResponse('The new variant.', one(VariantRecord)), ...pickErrors(400, 401, 402, 403, 404, 409, 413, 422) },
+  responses: {
+    201: jsonResponse('The new variant.', one(VariantRecord), { data: { ...VARIANT, on_hand: 0 } }),
+    ...pickErrors(400, 401, 402, 403, 404, 413),
+    ...refusals(409, {
+      variant_exists: 'The product already has a variant with these options.',
+      product_has_stock: 'The product holds stock of its own: bring it to 0 before giving it variants.',
+      ...CODE_CLASHES,
+    }),
+    ...refusals(422, { validation_failed: 'An input is missing or malformed, or `options` does not name each of the product\'s axes once with one of its values (on `options.<axis>`).' }),
+  },
 });
 
 const updateVariantRoute = createRoute({
   method: 'put',
   path: '/variants/{variant_id}',
   tags,
+  operationId: 'updateVariant',
   summary: 'Change a variant (manager or owner)',
+  description: 'Only the fields sent change; new `options` must fit the product\'s axes as for creation. Codes stay unique in the shop; stock is not writable here.',
   security: bearer,
   middleware: writers,
   request: { params: VariantParam, body: jsonBody(UpdateVariantBody) },
-  responses: { 200: jsonResponse('The variant as saved.', one(VariantRecord)), ...pickErrors(400, 401, 402, 403, 404, 409, 413, 422) },
+  responses: {
+    200: jsonResponse('The variant as saved.', one(VariantRecord), { data: { ...VARIANT, price_xaf: 13_000, updated_at: '2026-11-21T08:01:13.000Z' } }),
+    ...pickErrors(400, 401, 402, 403, 404, 413),
+    ...refusals(409, { variant_exists: 'The product already has a variant with these options.', ...CODE_CLASHES }),
+    ...refusals(422, { validation_failed: 'An input is missing or malformed, or `options` does not name each of the product\'s axes once with one of its values (on `options.<axis>`).' }),
+  },
 });
 
 const deleteVariantRoute = createRoute({
   method: 'delete',
   path: '/variants/{variant_id}',
   tags,
+  operationId: 'deleteVariant',
   summary: 'Delete a variant (manager or owner)',
   description: 'A variant still holding stock is a 409 `variant_has_stock`: bring it to 0 first.',
   security: bearer,
   middleware: writers,
   request: { params: VariantParam },
-  responses: { 204: { description: 'Deleted.' }, ...pickErrors(401, 402, 403, 404, 409, 422) },
+  responses: {
+    204: { description: 'Deleted.' },
+    ...pickErrors(401, 402, 403, 404),
+    ...refusals(409, { variant_has_stock: 'The variant still holds stock: bring it to 0 (adjust or stocktake) before deleting it.' }),
+  },
 });
 
 const generateBarcodesRoute = createRoute({
   method: 'post',
   path: '/products/barcodes/generate',
   tags,
+  operationId: 'generateBarcodes',
   summary: 'Give in-store EAN-13 barcodes to products that have none (manager or owner)',
   description:
     'Codes in the in-store range (prefix 20 to 29) with a valid check digit, unique in the shop. Chosen by `product_ids`, else by `category_id`, ' +
-    'else every product; with `include_variants`, their variants too. An existing barcode is never overwritten.',
+    'else every product; with `include_variants`, their variants too. An existing barcode is never overwritten. An unknown product (on `product_ids.N`) or category is a 422.',
   security: bearer,
   middleware: writers,
   request: { body: jsonBody(GenerateBarcodesBody) },
-  responses: { 200: jsonResponse('The codes given now.', many(BarcodeAssignment)), ...pickErrors(400, 401, 402, 403, 413, 422) },
+  responses: { 200: jsonResponse('The codes given now (one page).', many(BarcodeAssignment)), ...pickErrors(400, 401, 402, 403, 413) },
 });
 
 async function assertCategory(tx: Tx, categoryId: string | null | undefined): Promise<void> {

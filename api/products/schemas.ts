@@ -1,4 +1,19 @@
 import { z } from '@hono/zod-openapi';
+import {
+  BARCODE_ASSIGNMENT,
+  CREATE_PRODUCT,
+  CREATE_VARIANT,
+  GENERATE_BARCODES,
+  GENERATE_VARIANTS,
+  PRODUCT,
+  PRODUCT_DETAIL,
+  PRODUCT_LIST_ITEM,
+  REPLACE_OPTIONS,
+  SIZE_OPTION,
+  UPDATE_PRODUCT,
+  UPDATE_VARIANT,
+  VARIANT,
+} from './examples.ts';
 import { ListQuery, NonNegativeQuantity, QueryBoolean, requiredText, Text, TEXT_PATTERNS, Timestamp, Uuid, UnitMoney, VatRate } from '../schemas.ts';
 
 export const Unit = z.enum(['piece', 'kg', 'g', 'l', 'ml', 'm']);
@@ -31,7 +46,7 @@ export const VariantRecord = z
     created_at: Timestamp,
     updated_at: Timestamp,
   })
-  .openapi('Variant');
+  .openapi('Variant', { example: VARIANT });
 export type VariantRecord = z.infer<typeof VariantRecord>;
 
 export const OptionRecord = z
@@ -44,7 +59,7 @@ export const OptionRecord = z
     created_at: Timestamp,
     updated_at: Timestamp,
   })
-  .openapi('ProductOption');
+  .openapi('ProductOption', { example: SIZE_OPTION });
 export type OptionRecord = z.infer<typeof OptionRecord>;
 
 export const ProductRecord = z
@@ -66,17 +81,17 @@ export const ProductRecord = z
     created_at: Timestamp,
     updated_at: Timestamp,
   })
-  .openapi('Product');
+  .openapi('Product', { example: PRODUCT });
 export type ProductRecord = z.infer<typeof ProductRecord>;
 
 export const ProductListItem = ProductRecord.extend({
   matched_variant: VariantRecord.nullable().openapi({ description: 'The variant whose SKU or barcode equals `q` (a scan), else null.' }),
-}).openapi('ProductListItem');
+}).openapi('ProductListItem', { example: PRODUCT_LIST_ITEM });
 
 export const ProductDetail = ProductRecord.extend({
   options: z.array(OptionRecord),
   variants: z.array(VariantRecord),
-}).openapi('ProductDetail');
+}).openapi('ProductDetail', { example: PRODUCT_DETAIL });
 
 const ProductFields = z.object({
   name: requiredText(200),
@@ -92,9 +107,9 @@ const ProductFields = z.object({
   active: z.boolean().optional().openapi({ description: 'Inactive products stay in history but are not sold. Default true.' }),
 });
 
-export const CreateProductBody = ProductFields.openapi('CreateProduct');
+export const CreateProductBody = ProductFields.openapi('CreateProduct', { example: CREATE_PRODUCT });
 export type CreateProductBody = z.infer<typeof CreateProductBody>;
-export const UpdateProductBody = ProductFields.partial().openapi('UpdateProduct');
+export const UpdateProductBody = ProductFields.partial().openapi('UpdateProduct', { example: UPDATE_PRODUCT });
 export type UpdateProductBody = z.infer<typeof UpdateProductBody>;
 
 export const ProductListQuery = ListQuery.extend({
@@ -130,11 +145,11 @@ export const ReplaceOptionsBody = z
       seen.add(option.name);
     });
   })
-  .openapi('ReplaceOptions');
+  .openapi('ReplaceOptions', { example: REPLACE_OPTIONS });
 
 export const GenerateVariantsBody = z
   .object({ default_price_xaf: UnitMoney.nullable().optional().openapi({ description: 'Price of the new variants; default the product\'s price.' }) })
-  .openapi('GenerateVariants');
+  .openapi('GenerateVariants', { example: GENERATE_VARIANTS });
 
 const VariantFields = z.object({
   options: VariantOptions,
@@ -143,9 +158,9 @@ const VariantFields = z.object({
   price_xaf: UnitMoney.optional().openapi({ description: 'Default: the product\'s price.' }),
 });
 
-export const CreateVariantBody = VariantFields.openapi('CreateVariant');
+export const CreateVariantBody = VariantFields.openapi('CreateVariant', { example: CREATE_VARIANT });
 export type CreateVariantBody = z.infer<typeof CreateVariantBody>;
-export const UpdateVariantBody = VariantFields.partial().openapi('UpdateVariant');
+export const UpdateVariantBody = VariantFields.partial().openapi('UpdateVariant', { example: UPDATE_VARIANT });
 export type UpdateVariantBody = z.infer<typeof UpdateVariantBody>;
 
 export const GenerateBarcodesBody = z
@@ -154,8 +169,8 @@ export const GenerateBarcodesBody = z
     category_id: Uuid.nullable().optional(),
     include_variants: z.boolean().nullable().optional(),
   })
-  .openapi('GenerateBarcodes');
+  .openapi('GenerateBarcodes', { example: GENERATE_BARCODES });
 
 export const BarcodeAssignment = z
   .object({ product_id: Uuid, variant_id: Uuid.nullable(), barcode: z.string().openapi({ example: '2012345678903' }) })
-  .openapi('BarcodeAssignment');
+  .openapi('BarcodeAssignment', { example: BARCODE_ASSIGNMENT });
