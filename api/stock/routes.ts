@@ -8,7 +8,8 @@ import { authenticate, requireActiveSubscription, requireRole } from '../middlew
 import { findProduct, listProducts, productEverExisted, toProductRecord } from '../products/queries.ts';
 import { ProductRecord } from '../products/schemas.ts';
 import { newRouter } from '../router.ts';
-import { bearer, jsonBody, jsonResponse, ListQuery, many, one, pickErrors, Text, Uuid } from '../schemas.ts';
+import { bearer, jsonBody, jsonResponse, ListQuery, many, one, pickErrors, refusals, Text, Uuid } from '../schemas.ts';
+import { ADJUSTED, CANCELLED_STOCKTAKE, COMMITTED_STOCKTAKE, LOW_STOCK, OPENED_STOCKTAKE } from './examples.ts';
 import {
   adjustStock,
   cancelStocktake,
@@ -49,6 +50,7 @@ const adjust = createRoute({
   method: 'post',
   path: '/products/{product_id}/adjust',
   tags,
+  operationId: 'adjustStock',
   summary: 'Set on-hand to a counted figure (manager or owner)',
   description:
     'Writes an `adjustment` movement of the difference and posts its value at last cost to the journal (a loss debits 6031 and credits 31; a gain the reverse). ' +
@@ -57,8 +59,13 @@ const adjust = createRoute({
   middleware: writers,
   request: { params: ProductParam, body: jsonBody(AdjustBody) },
   responses: {
-    200: jsonResponse('The product after the adjustment, and the movement written.', one(z.object({ product: ProductRecord, movement: MovementRecord.nullable() }))),
-    ...pickErrors(400, 401, 402, 403, 404, 413, 422),
+    200: jsonResponse('The product after the adjustment, and the movement written.', one(z.object({ product: ProductRecord, movement: MovementRecord.nullable() })), { data: ADJUSTED }),
+    ...pickErrors(400, 401, 402, 403, 404, 413),
+    ...refusals(422, {
+      validation_failed: 'An input is missing or malformed, or `variant_id` names a variant of another product.',
+      product_not_tracked: 'The product does not track stock.',
+      variant_required: 'The product keeps its stock on its variants: `variant_id` must name one.',
+    }),
   },
 });
 
@@ -66,18 +73,22 @@ const movements = createRoute({
   method: 'get',
   path: '/products/{product_id}/movements',
   tags,
+  operationId: 'listStockMovements',
   summary: 'The product\'s stock ledger, newest first (manager or owner)',
-  description: 'Still readable after the product is deleted: its history is kept.',
+  description:
+    'Every change of the product\'s on-hand (of one variant with `variant_id`): sales, voids, refunds, purchases and returns, adjustments and stocktakes, each with its signed quantity, ' +
+    'the on-hand after it, who made it and what caused it (`source_type`, `source_id`). By pages (`limit`, `cursor`). Still readable after the product is deleted: its history is kept.',
   security: bearer,
   middleware: readers,
   request: { params: ProductParam, query: MovementsQuery },
-  responses: { 200: jsonResponse('Movements.', many(MovementRecord)), ...pickErrors(401, 403, 404, 422) },
+  responses: { 200: jsonResponse('Movements.', many(MovementRecord)), ...pickErrors(401, 403, 404) },
 });
 
 const batches = createRoute({
   method: 'get',
   path: '/products/{product_id}/batches',
   tags,
+  operationId: 'listBatches',
   summary: 'The product\'s batches, first expired first out (manager or owner)',
   description:
     'Batches of the product and of its variants (`name` carries the variant\'s options), made by purchase lines with a `batch_number` and/or `expiry_date`. ' +
@@ -88,59 +99,74 @@ const batches = createRoute({
   security: bearer,
   middleware: readers,
   request: { params: ProductParam, query: BatchesQuery },
-  responses: { 200: jsonResponse('Batches.', many(BatchRecord)), ...pickErrors(401, 403, 404, 422) },
+  responses: { 200: jsonResponse('Batches.', many(BatchRecord)), ...pickErrors(401, 403, 404) },
 });
 
 const listStocktakesRoute = createRoute({
   method: 'get',
   path: '/stocktakes',
   tags,
+  operationId: 'listStocktakes',
   summary: 'List stocktakes, newest first (manager or owner)',
+  description: 'Every stocktake of the shop, or those of one `status`, newest first, by pages, each with its counts summary (items, counted, variance value at last cost); no items: read one for them.',
   security: bearer,
   middleware: readers,
   request: { query: StocktakeListQuery },
-  responses: { 200: jsonResponse('Stocktakes.', many(StocktakeRecord)), ...pickErrors(401, 403, 422) },
+  responses: { 200: jsonResponse('Stocktakes.', many(StocktakeRecord)), ...pickErrors(401, 403) },
 });
 
 const createStocktake = createRoute({
   method: 'post',
   path: '/stocktakes',
   tags,
+  operationId: 'createStocktake',
   summary: 'Open a stocktake (manager or owner)',
-  description: 'Snapshots the expected on-hand of every tracked product without variants and of every variant (of one category and its subcategories when `category_id` is given).',
+  description: 'Count the shelves, record the counts, then commit. Snapshots the expected on-hand of every tracked product without variants and of every variant (of one category and its subcategories when `category_id` is given; an unknown one is a 422 on it). Sales go on during the count.',
   security: bearer,
   middleware: writers,
   request: { body: jsonBody(CreateStocktakeBody) },
-  responses: { 201: jsonResponse('The stocktake with its items.', one(StocktakeDetail)), ...pickErrors(400, 401, 402, 403, 413, 422) },
+  responses: {
+    201: jsonResponse('The stocktake with its items.', one(StocktakeDetail), { data: OPENED_STOCKTAKE }),
+    ...pickErrors(400, 401, 402, 403, 413),
+  },
 });
 
 const getStocktake = createRoute({
   method: 'get',
   path: '/stocktakes/{stocktake_id}',
   tags,
+  operationId: 'getStocktake',
   summary: 'Read a stocktake with its items and variances (manager or owner)',
+  description: 'Each item with what was expected when the stocktake opened, what was counted (null until counted), the variance and its value at last cost.',
   security: bearer,
   middleware: readers,
   request: { params: StocktakeParam },
-  responses: { 200: jsonResponse('The stocktake.', one(StocktakeDetail)), ...pickErrors(401, 403, 404, 422) },
+  responses: { 200: jsonResponse('The stocktake.', one(StocktakeDetail)), ...pickErrors(401, 403, 404) },
 });
 
 const counts = createRoute({
   method: 'post',
   path: '/stocktakes/{stocktake_id}/counts',
   tags,
+  operationId: 'recordStocktakeCounts',
   summary: 'Record counts while open (manager or owner)',
   description: 'A count can be corrected, or cleared with null, until commit. An item of another stocktake is a 422 on `counts.N.item_id`; a stocktake no longer open is a 409 `stocktake_not_open`.',
   security: bearer,
   middleware: writers,
   request: { params: StocktakeParam, body: jsonBody(RecordCountsBody) },
-  responses: { 200: jsonResponse('The stocktake.', one(StocktakeDetail)), ...pickErrors(400, 401, 402, 403, 404, 409, 413, 422) },
+  responses: {
+    200: jsonResponse('The stocktake.', one(StocktakeDetail)),
+    ...pickErrors(400, 401, 402, 403, 404, 413),
+    ...refusals(409, { stocktake_not_open: 'The stocktake was committed or cancelled: its counts can no longer change.' }),
+    ...refusals(422, { validation_failed: 'An input is missing or malformed, or `counts.N.item_id` is not an item of this stocktake.' }),
+  },
 });
 
 const commit = createRoute({
   method: 'post',
   path: '/stocktakes/{stocktake_id}/commit',
   tags,
+  operationId: 'commitStocktake',
   summary: 'Commit: apply the counted variances to stock (manager or owner)',
   description:
     'In one transaction: each counted item\'s variance (counted - expected) becomes a `stocktake` movement against the on-hand at commit time, so sales made during the count are kept; ' +
@@ -148,41 +174,54 @@ const commit = createRoute({
   security: bearer,
   middleware: writers,
   request: { params: StocktakeParam },
-  responses: { 200: jsonResponse('The committed stocktake.', one(StocktakeDetail)), ...pickErrors(401, 402, 403, 404, 409) },
+  responses: {
+    200: jsonResponse('The committed stocktake.', one(StocktakeDetail), { data: COMMITTED_STOCKTAKE }),
+    ...pickErrors(401, 402, 403, 404),
+    ...refusals(409, { stocktake_not_open: 'The stocktake was already committed or cancelled.' }),
+  },
 });
 
 const cancel = createRoute({
   method: 'post',
   path: '/stocktakes/{stocktake_id}/cancel',
   tags,
+  operationId: 'cancelStocktake',
   summary: 'Cancel an open stocktake (manager or owner)',
+  description: 'The counts are dropped and the stock is left as it is; the stocktake stays listed as `cancelled`.',
   security: bearer,
   middleware: writers,
   request: { params: StocktakeParam },
-  responses: { 200: jsonResponse('The cancelled stocktake.', one(StocktakeDetail)), ...pickErrors(401, 402, 403, 404, 409) },
+  responses: {
+    200: jsonResponse('The cancelled stocktake.', one(StocktakeDetail), { data: CANCELLED_STOCKTAKE }),
+    ...pickErrors(401, 402, 403, 404),
+    ...refusals(409, { stocktake_not_open: 'The stocktake was already committed or cancelled.' }),
+  },
 });
 
 const lowStock = createRoute({
   method: 'get',
   path: '/reports/low-stock',
   tags: ['Reports'],
+  operationId: 'listLowStock',
   summary: 'Tracked products at or below their reorder level (manager or owner)',
+  description: 'Active tracked products whose on-hand (the sum of their variants\' when they have some) is at or below their `reorder_level`: what to buy. By name, by pages.',
   security: bearer,
   middleware: readers,
   request: { query: ListQuery },
-  responses: { 200: jsonResponse('Products by name.', many(ProductRecord)), ...pickErrors(401, 403, 422) },
+  responses: { 200: jsonResponse('Products by name.', many(ProductRecord), LOW_STOCK), ...pickErrors(401, 403) },
 });
 
 const valuation = createRoute({
   method: 'get',
   path: '/reports/stock-valuation',
   tags: ['Reports'],
+  operationId: 'getStockValuation',
   summary: 'On-hand x last cost per tracked product, with the total (manager or owner)',
   description: 'Lines by product name, paginated; `meta.total_xaf` and `meta.products` cover every tracked product. Negative stock counts negatively.',
   security: bearer,
   middleware: readers,
   request: { query: ListQuery },
-  responses: { 200: jsonResponse('The valuation.', Valuation), ...pickErrors(401, 403, 422) },
+  responses: { 200: jsonResponse('The valuation.', Valuation), ...pickErrors(401, 403) },
 });
 
 const NameKey = z.tuple([Text, z.uuid()]);

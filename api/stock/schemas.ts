@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { ADJUST_STOCK, BATCH, CREATE_STOCKTAKE, MOVEMENT, RECORD_COUNTS, STOCKTAKE, STOCKTAKE_DETAIL, STOCKTAKE_ITEM, VALUATION, VALUATION_LINE } from './examples.ts';
 import { ListQuery, NonNegativeQuantity, optionalText, QueryBoolean, Timestamp, Uuid } from '../schemas.ts';
 
 export const MovementType = z.enum(['sale', 'void', 'refund', 'purchase', 'purchase_return', 'adjustment', 'stocktake']);
@@ -18,7 +19,7 @@ export const MovementRecord = z
     user_name: z.string().nullable(),
     created_at: Timestamp,
   })
-  .openapi('StockMovement');
+  .openapi('StockMovement', { example: MOVEMENT });
 export type MovementRecord = z.infer<typeof MovementRecord>;
 
 export const AdjustBody = z
@@ -27,7 +28,7 @@ export const AdjustBody = z
     reason: optionalText(160),
     variant_id: Uuid.nullable().optional().openapi({ description: 'Required for a product with variants: the variant counted.' }),
   })
-  .openapi('AdjustStock');
+  .openapi('AdjustStock', { example: ADJUST_STOCK });
 
 export const MovementsQuery = ListQuery.extend({
   variant_id: Uuid.optional().openapi({ param: { name: 'variant_id', in: 'query' } }),
@@ -48,7 +49,7 @@ export const StocktakeItem = z
     variance_value_xaf: z.number().int().nullable().openapi({ description: 'variance x last cost, rounded half away from zero.' }),
     counted_at: Timestamp.nullable(),
   })
-  .openapi('StocktakeItem');
+  .openapi('StocktakeItem', { example: STOCKTAKE_ITEM });
 export type StocktakeItem = z.infer<typeof StocktakeItem>;
 
 export const StocktakeSummary = z.object({
@@ -71,17 +72,17 @@ export const StocktakeRecord = z
     created_at: Timestamp,
     updated_at: Timestamp,
   })
-  .openapi('Stocktake');
+  .openapi('Stocktake', { example: STOCKTAKE });
 export type StocktakeRecord = z.infer<typeof StocktakeRecord>;
 
-export const StocktakeDetail = StocktakeRecord.extend({ items: z.array(StocktakeItem) }).openapi('StocktakeDetail');
+export const StocktakeDetail = StocktakeRecord.extend({ items: z.array(StocktakeItem) }).openapi('StocktakeDetail', { example: STOCKTAKE_DETAIL });
 
 export const CreateStocktakeBody = z
   .object({
     note: optionalText(255),
     category_id: Uuid.nullable().optional().openapi({ description: 'Count one category (with its subcategories) instead of the whole shop.' }),
   })
-  .openapi('CreateStocktake');
+  .openapi('CreateStocktake', { example: CREATE_STOCKTAKE });
 
 export const RecordCountsBody = z
   .object({
@@ -90,7 +91,7 @@ export const RecordCountsBody = z
       .min(1)
       .max(5000),
   })
-  .openapi('RecordCounts');
+  .openapi('RecordCounts', { example: RECORD_COUNTS });
 
 export const StocktakeListQuery = ListQuery.extend({
   status: StocktakeStatus.optional().openapi({ param: { name: 'status', in: 'query' } }),
@@ -106,7 +107,7 @@ export const ValuationLine = z
     cost_xaf: z.number().int(),
     value_xaf: z.number().int().openapi({ description: 'on_hand x cost_xaf, rounded half away from zero.' }),
   })
-  .openapi('StockValuationLine');
+  .openapi('StockValuationLine', { example: VALUATION_LINE });
 
 export const Valuation = z
   .object({
@@ -117,7 +118,7 @@ export const Valuation = z
       products: z.number().int().openapi({ description: 'Number of tracked products (all pages).' }),
     }),
   })
-  .openapi('StockValuation');
+  .openapi('StockValuation', { example: VALUATION });
 
 export const BatchRecord = z
   .object({
@@ -133,7 +134,7 @@ export const BatchRecord = z
     created_at: Timestamp,
     updated_at: Timestamp,
   })
-  .openapi('Batch');
+  .openapi('Batch', { example: BATCH });
 export type BatchRecord = z.infer<typeof BatchRecord>;
 
 export const BatchesQuery = z.object({
