@@ -36,6 +36,13 @@ export async function settlements(tx: Tx, customerId: string, paymentId?: string
   return rows.map((row) => ({ ...row, created_at: iso(row.created_at) }));
 }
 
+/** What a credit sale left on the customer's account: still charged (refunds and a void take their part back) and settled since. */
+export async function saleDebt(tx: Tx, saleId: string): Promise<{ charged_xaf: number; settled_xaf: number } | null> {
+  const [row] = await tx<{ charged_xaf: number; settled_xaf: number }[]>`
+    select amount_xaf as charged_xaf, settled_xaf from customer_debts where source_type = 'sale' and source_id = ${saleId}`;
+  return row ?? null;
+}
+
 export async function openDebts(tx: Tx, customerId: string) {
   const rows = await tx<{ id: string; source_type: string; source_id: string | null; occurred_at: Date; amount_xaf: number; settled_xaf: number }[]>`
     select id, source_type, source_id, occurred_at, amount_xaf, settled_xaf

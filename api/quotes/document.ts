@@ -5,6 +5,7 @@
  */
 import { formatDate, formatDateTime, LABELS, paragraphs, type Labels, type ReceiptLocale } from '../receipts/format.ts';
 import { renderDocument, type InvoiceFormat, type PrintedDocument, type Section } from '../receipts/invoice.ts';
+import { closingInWords } from '../receipts/words.ts';
 import type { ReceiptInput } from '../sales/schemas.ts';
 import type { QuoteRecord } from './schemas.ts';
 
@@ -51,6 +52,7 @@ export function renderQuoteDocument(input: QuoteDocumentInput, format: InvoiceFo
         { label: t.promotions, amount_xaf: quote.items.reduce((sum, item) => sum + item.promotion_discount_xaf, 0) },
       ],
       total_xaf: quote.total_xaf,
+      total_in_words: closingInWords(quote.total_xaf, 'quote', locale),
       vat_breakdown: quote.vat_breakdown,
       sections,
       reference: { label: t.quoteRef, value: quote.id },

@@ -85,6 +85,21 @@ export function lineGross(quantity: number, unitPriceXaf: number): number {
   return Number(negative ? -rounded : rounded);
 }
 
+/**
+ * Cameroon's 19.25 % is a VAT of 17.5 % plus the CAC (centimes additionnels communaux), 10 % of that
+ * VAT: 17.5 x 1.1 = 19.25. An accountant books them apart, so the VAT of a 19.25 % line splits into
+ * its CAC, round(vat x 1.75 / 19.25) = round(vat / 11) half away from zero, and the VAT proper, the
+ * rest: the two parts always sum to the VAT amount printed.
+ */
+export const CAMEROON_VAT = { rate: 19.25, vatRate: 17.5, cacRate: 10 } as const;
+
+export function cameroonVatParts(vatXaf: number): { vat_xaf: number; cac_xaf: number } {
+  const magnitude = Math.abs(vatXaf);
+  const cacMagnitude = Math.floor((2 * magnitude + 11) / 22);
+  const cac = vatXaf < 0 ? -cacMagnitude : cacMagnitude;
+  return { vat_xaf: vatXaf - cac, cac_xaf: cac };
+}
+
 export interface Labels {
   invoice: string;
   invoiceAttached: string;
@@ -141,6 +156,14 @@ export interface Labels {
   signature: string;
   tradeRegister: string;
   address: string;
+  paid: string;
+  unpaid: string;
+  balanceDueShort: string;
+  settledOnAccount: string;
+  vatPartOf: string;
+  cacPartOf: string;
+  ofTheVat: string;
+  page: string;
 }
 
 /** Every word a receipt, an invoice, a quote or a receipt e-mail prints, in both languages. */
@@ -158,7 +181,7 @@ export const LABELS: Record<ReceiptLocale, Labels> = {
     taxId: 'N° contribuable',
     item: 'Désignation',
     quantity: 'Qté',
-    unitPrice: 'Prix unitaire',
+    unitPrice: 'Prix TTC',
     discount: 'Remise',
     promotion: 'Promotion',
     pointsDiscount: 'Remise points',
@@ -201,6 +224,14 @@ export const LABELS: Record<ReceiptLocale, Labels> = {
     signature: 'Signature du client',
     tradeRegister: 'RCCM',
     address: 'Adresse',
+    paid: 'Payée',
+    unpaid: 'Non payée',
+    balanceDueShort: 'Reste dû',
+    settledOnAccount: 'Réglé depuis sur le compte client',
+    vatPartOf: 'dont TVA',
+    cacPartOf: 'dont CAC',
+    ofTheVat: 'de la TVA',
+    page: 'Page',
   },
   en: {
     invoice: 'Invoice',
@@ -215,7 +246,7 @@ export const LABELS: Record<ReceiptLocale, Labels> = {
     taxId: 'Tax ID',
     item: 'Item',
     quantity: 'Qty',
-    unitPrice: 'Unit price',
+    unitPrice: 'Unit price incl. VAT',
     discount: 'Discount',
     promotion: 'Promotion',
     pointsDiscount: 'Points discount',
@@ -258,6 +289,14 @@ export const LABELS: Record<ReceiptLocale, Labels> = {
     signature: 'Customer signature',
     tradeRegister: 'Trade reg.',
     address: 'Address',
+    paid: 'Paid',
+    unpaid: 'Unpaid',
+    balanceDueShort: 'Balance due',
+    settledOnAccount: 'Settled since on the customer account',
+    vatPartOf: 'of which VAT',
+    cacPartOf: 'of which CAC',
+    ofTheVat: 'of the VAT',
+    page: 'Page',
   },
 };
 

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Sql, Tx } from '../db.ts';
 import type { TenantScope } from '../middleware/tenancy.ts';
 import { CURSOR_AT } from '../lib/pagination.ts';
+import { saleDebt } from '../credit/queries.ts';
 import type { CreateSaleBody, ReceiptInput, SaleRecord } from './schemas.ts';
 
 /** A stable fingerprint of a request body: keys sorted, so the same sale sent twice hashes the same. */
@@ -121,7 +122,8 @@ export async function attributeLoyalty(tx: Tx, sale: SaleRecord, customerId: str
 export async function loadReceiptInput(tx: Tx, saleId: string): Promise<ReceiptInput | null> {
   const sale = await findSale(tx, saleId);
   if (!sale) return null;
-  return { sale, ...(await documentParties(tx, sale.customer_id)) };
+  const account = sale.credit_xaf > 0 ? await saleDebt(tx, sale.id) : null;
+  return { sale, ...(await documentParties(tx, sale.customer_id)), account };
 }
 
 /** The shop and the customer a sale's or a quote's document names. */

@@ -82,14 +82,14 @@ t.test('the quote is titled "Devis / Proforma" in French and "Quote" in English,
 
 t.test('every label follows the locale', async (t) => {
   const en = visibleText(render(undefined, 'a4', 'en'));
-  for (const expected of ['Quote no. 12', 'Date: 21/11/2026 14:05', 'Valid until 31/12/2026', 'Customer', 'Tel.: +237 677 11 22 33', 'Tax ID: M012345678901X', '# Item Qty Unit price Discount VAT Amount', 'Subtotal', 'Discounts', 'Promotions', 'Total excl. VAT', 'Total VAT', 'Total incl. VAT', 'VAT breakdown', 'This quote is not an invoice.', 'Quote ref.: ' + QUOTE_ID]) {
+  for (const expected of ['Quote no. 12', 'Date: 21/11/2026 14:05', 'Valid until 31/12/2026', 'Customer', 'Tel.: +237 677 11 22 33', 'Tax ID: M012345678901X', '# Item Qty Unit price incl. VAT Discount VAT Amount', 'Subtotal', 'Discounts', 'Promotions', 'Total excl. VAT', 'Total VAT', 'Total incl. VAT', 'VAT breakdown', 'This quote is not an invoice.', 'Quote ref.: ' + QUOTE_ID]) {
     t.ok(en.includes(expected), expected);
   }
   for (const french of ['Devis', 'Désignation', 'Sous-total', 'Remises', 'Valable', 'Client', 'Réf.']) {
     t.notOk(en.includes(french), `no "${french}" in English`);
   }
   const fr = visibleText(render());
-  for (const expected of ['Devis n° 12', 'Date : 21/11/2026 14:05', "Valable jusqu'au 31/12/2026", 'Client', '# Désignation Qté Prix unitaire Remise TVA Montant', 'Détail de la TVA', "Ce devis n'est pas une facture.", 'Réf. devis : ' + QUOTE_ID]) {
+  for (const expected of ['Devis n° 12', 'Date : 21/11/2026 14:05', "Valable jusqu'au 31/12/2026", 'Client', '# Désignation Qté Prix TTC Remise TVA Montant', 'Détail de la TVA', "Ce devis n'est pas une facture.", 'Réf. devis : ' + QUOTE_ID]) {
     t.ok(fr.includes(expected), expected);
   }
 });
@@ -121,7 +121,7 @@ t.test('each line shows its number, quantity, unit price, discount with its prom
   t.match(html, '<td class="num">1</td><td>Café moulu 250 g</td><td class="num">2</td><td class="num">2 500 FCFA</td><td class="num">-500 FCFA</td><td class="num">19,25 %</td><td class="num">4 500 FCFA</td>');
   t.match(html, '<td class="num">2</td><td>Riz parfumé 5 kg</td><td class="num">1</td><td class="num">12 500 FCFA</td><td class="num">-1 500 FCFA</td><td class="num">19,25 %</td><td class="num">11 000 FCFA</td>');
   t.match(html, '<td class="num">3</td><td>Tomates</td><td class="num">1,5</td><td class="num">1 000 FCFA</td><td class="num"></td><td class="num">0 %</td><td class="num">1 500 FCFA</td>');
-  t.match(render(undefined, 'a4', 'en'), '<td>Tomates</td><td class="num">1.5</td><td class="num">1 000 FCFA</td><td class="num"></td><td class="num">0%</td>');
+  t.match(render(undefined, 'a4', 'en'), '<td>Tomates</td><td class="num">1.5</td><td class="num">1,000 FCFA</td><td class="num"></td><td class="num">0%</td>');
 });
 
 t.test('the totals show the subtotal, the line discounts and the promotions apart, and the totals excl. VAT, VAT and incl. VAT', async (t) => {
@@ -157,6 +157,12 @@ t.test('the quote says it is not an invoice and reserves no stock', async (t) =>
   t.match(render(undefined, 'a4', 'en'), '<p class="notice">This quote is not an invoice. It reserves no stock.</p>');
 });
 
+t.test('the quote closes with its total in words, in the quote\'s own wording', async (t) => {
+  t.match(render(), '<p class="block words">Arrêté le présent devis à la somme de dix-sept mille francs CFA.</p>');
+  t.match(render(undefined, 'a4', 'en'), '<p class="block words">This quote is closed at the sum of seventeen thousand CFA francs.</p>');
+  t.notOk(render().includes('présente facture'), 'never the invoice\'s wording');
+});
+
 t.test('the quote\'s id is its reference, under the shop\'s footer', async (t) => {
   const text = visibleText(render());
   t.ok(text.includes(`Merci de votre visite ! Réf. devis : ${QUOTE_ID}`));
@@ -189,9 +195,9 @@ t.test('every text is HTML-escaped: a hostile product name and note appear escap
 });
 
 t.test('the print CSS sizes the page A4 or A3', async (t) => {
-  t.match(render(undefined, 'a4'), /@page \{ size: A4 portrait;/);
+  t.match(render(undefined, 'a4'), /@page \{\s+size: A4 portrait;/);
   t.notOk(render(undefined, 'a4').includes('A3'));
-  t.match(render(undefined, 'a3'), /@page \{ size: A3 portrait;/);
+  t.match(render(undefined, 'a3'), /@page \{\s+size: A3 portrait;/);
   t.notOk(render(undefined, 'a3').includes('A4'));
   t.match(render(), /@media print/);
 });

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { DEFAULT_PAYMENT_LABELS } from '../../api/lib/payment-labels.ts';
-import { cleanText, formatDateTime, formatQuantity, formatRate, formatXaf, LABELS, lineGross, row, wrap } from '../../api/receipts/format.ts';
+import { cameroonVatParts, cleanText, formatDateTime, formatQuantity, formatRate, formatXaf, LABELS, lineGross, row, wrap } from '../../api/receipts/format.ts';
 import { SaleMethod } from '../../api/sales/schemas.ts';
 import { LONG_NAME } from './receipt-fixtures.ts';
 
@@ -41,6 +41,20 @@ t.test('VAT rates read 19,25 % in French and 19.25% in English', async (t) => {
   t.equal(formatRate(19.25, 'en'), '19.25%');
   t.equal(formatRate(0, 'fr'), '0 %');
   t.equal(formatRate(5.5, 'en'), '5.5%');
+});
+
+t.test('a 19.25 % VAT splits into its 17.5 % VAT and its CAC (10 % of that VAT), the CAC rounded half away from zero and the parts summing to the whole', async (t) => {
+  t.same(cameroonVatParts(2542), { vat_xaf: 2311, cac_xaf: 231 }, '2 542 / 11 = 231.09');
+  t.same(cameroonVatParts(1925), { vat_xaf: 1750, cac_xaf: 175 }, 'exact: 10 000 of base');
+  t.same(cameroonVatParts(6), { vat_xaf: 5, cac_xaf: 1 }, '6 / 11 = 0.55 rounds up');
+  t.same(cameroonVatParts(5), { vat_xaf: 5, cac_xaf: 0 }, '5 / 11 = 0.45 rounds down');
+  t.same(cameroonVatParts(-6), { vat_xaf: -5, cac_xaf: -1 }, 'a negative VAT rounds away from zero too');
+  t.same(cameroonVatParts(0), { vat_xaf: 0, cac_xaf: 0 });
+  for (let vat = 0; vat <= 5000; vat += 7) {
+    const parts = cameroonVatParts(vat);
+    if (parts.vat_xaf + parts.cac_xaf !== vat || Math.abs(parts.cac_xaf - vat / 11) > 0.5) t.fail(`${vat} splits into ${JSON.stringify(parts)}`);
+  }
+  t.pass('every VAT from 0 to 5 000 by 7 splits into two parts summing to it, the CAC within half a franc of VAT / 11');
 });
 
 t.test('dates are day/month/year and 24-hour time in the shop\'s time zone', async (t) => {
