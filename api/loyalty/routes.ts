@@ -8,7 +8,8 @@ import { code128Svg } from '../lib/code128.ts';
 import { CursorAt, decodeCursor, page, SINGLE_PAGE } from '../lib/pagination.ts';
 import { authenticate, requireActiveSubscription, requireRole } from '../middleware/auth.ts';
 import { newRouter } from '../router.ts';
-import { bearer, jsonBody, jsonResponse, many, one, pickErrors, Uuid } from '../schemas.ts';
+import { bearer, jsonBody, jsonResponse, many, one, pickErrors, refusals, Uuid } from '../schemas.ts';
+import { TIERS } from './examples.ts';
 import { findCurrentShop } from '../shop/queries.ts';
 import { correctPoints, listTiers, loyaltyReport, pointsHistory, replaceTiers, toEntry } from './queries.ts';
 import {
@@ -33,6 +34,7 @@ const registerCard = createRoute({
   method: 'post',
   path: '/loyalty-cards/register',
   tags,
+  operationId: 'registerLoyaltyCard',
   summary: 'Give a pre-printed card to a customer, or to a new customer named on the spot (any shop user)',
   description:
     'Exactly one of `customer_id` and `name` (422 otherwise). A card held by another customer is a 409 `card_taken`; a customer who had another card now holds this one. ' +
@@ -43,7 +45,9 @@ const registerCard = createRoute({
   responses: {
     200: jsonResponse('The customer holding the card.', one(CustomerRecord)),
     201: jsonResponse('The new customer holding the card.', one(CustomerRecord)),
-    ...pickErrors(400, 401, 402, 403, 409, 413, 422),
+    ...pickErrors(400, 401, 402, 403, 413),
+    ...refusals(409, { card_taken: 'Another customer of the shop holds this card number.' }),
+    ...refusals(422, { validation_failed: 'An input is missing or malformed, both or neither of `customer_id` and `name` are given, or `customer_id` names no customer of the shop.' }),
   },
 });
 
@@ -51,69 +55,85 @@ const printCard = createRoute({
   method: 'get',
   path: '/customers/{customer_id}/card',
   tags,
+  operationId: 'getLoyaltyCard',
   summary: 'What to print on the customer\'s loyalty card, with a Code 128 barcode as SVG (any shop user)',
-  description: 'A customer without a card is a 409 `customer_has_no_card`.',
+  description: 'The shop\'s name, the customer\'s name, card number, points and tier, and the card number as a self-contained Code 128 SVG that scans back into `GET /customers/find-by-card`. A customer without a card is a 409 `customer_has_no_card`.',
   security: bearer,
   middleware: cashiers,
   request: { params: CustomerParam },
-  responses: { 200: jsonResponse('The card.', one(CardPrint)), ...pickErrors(401, 403, 404, 409, 422) },
+  responses: {
+    200: jsonResponse('The card.', one(CardPrint)),
+    ...pickErrors(401, 403, 404),
+    ...refusals(409, { customer_has_no_card: 'The customer holds no loyalty card yet: register one first.' }),
+  },
 });
 
 const correct = createRoute({
   method: 'post',
   path: '/customers/{customer_id}/points',
   tags,
+  operationId: 'correctLoyaltyPoints',
   summary: 'Correct a points balance outside any sale (manager or owner)',
-  description: 'A correction that would make the balance negative is a 422 on `delta` (`insufficient_points`).',
+  description: 'Adds `delta` (signed, never 0) to the customer\'s points with an `adjust` entry in the ledger, with its reason and who made it. A correction that would make the balance negative is a 422 on `delta` (`insufficient_points`).',
   security: bearer,
   middleware: [...managers, requireActiveSubscription],
   request: { params: CustomerParam, body: jsonBody(CorrectPointsBody) },
-  responses: { 201: jsonResponse('The customer and the ledger entry.', one(PointsCorrection)), ...pickErrors(400, 401, 402, 403, 404, 413, 422) },
+  responses: {
+    201: jsonResponse('The customer and the ledger entry.', one(PointsCorrection)),
+    ...pickErrors(400, 401, 402, 403, 404, 413),
+    ...refusals(422, { insufficient_points: 'The correction would take the customer\'s points below zero (on `delta`).' }),
+  },
 });
 
 const history = createRoute({
   method: 'get',
   path: '/customers/{customer_id}/points',
   tags,
+  operationId: 'listLoyaltyPoints',
   summary: 'The customer\'s points ledger, newest first (any shop user)',
+  description: 'Every change of the customer\'s points: earned on a sale, redeemed at the till, corrected by a manager, reversed by a void or a refund; each signed, with its source. By pages (`limit`, `cursor`).',
   security: bearer,
   middleware: cashiers,
   request: { params: CustomerParam, query: PointsHistoryQuery },
-  responses: { 200: jsonResponse('Entries.', many(PointsEntry)), ...pickErrors(401, 403, 404, 422) },
+  responses: { 200: jsonResponse('Entries.', many(PointsEntry)), ...pickErrors(401, 403, 404) },
 });
 
 const getTiers = createRoute({
   method: 'get',
   path: '/loyalty/tiers',
   tags,
+  operationId: 'listLoyaltyTiers',
   summary: 'The shop\'s tier ladder, lowest first (any shop user)',
   description: 'A new shop starts with Bronze (0 points, x1), Silver (1,000, x1.25) and Gold (5,000, x1.5). A customer\'s tier follows the points earned over the last 12 months.',
   security: bearer,
   middleware: cashiers,
-  responses: { 200: jsonResponse('Tiers.', many(TierRecord)), ...pickErrors(401, 403) },
+  responses: { 200: jsonResponse('Tiers, one page.', many(TierRecord), { data: TIERS, meta: { next_cursor: null } }), ...pickErrors(401, 403) },
 });
 
 const putTiers = createRoute({
   method: 'put',
   path: '/loyalty/tiers',
   tags,
+  operationId: 'replaceLoyaltyTiers',
   summary: 'Replace the tier ladder (manager or owner)',
-  description: '1 to 8 tiers; keys and thresholds unique; the lowest tier must start at 0 points (422 on `tiers`).',
+  description: 'The ladder sent becomes the shop\'s: 1 to 8 tiers; keys and thresholds unique; the lowest tier must start at 0 points (422 on `tiers`). Customers\' tiers follow at once; points already earned are not recomputed.',
   security: bearer,
   middleware: [...managers, requireActiveSubscription],
   request: { body: jsonBody(ReplaceTiersBody) },
-  responses: { 200: jsonResponse('The new ladder.', many(TierRecord)), ...pickErrors(400, 401, 402, 403, 413, 422) },
+  responses: { 200: jsonResponse('The new ladder, one page.', many(TierRecord), { data: TIERS, meta: { next_cursor: null } }), ...pickErrors(400, 401, 402, 403, 413) },
 });
 
 const report = createRoute({
   method: 'get',
   path: '/loyalty/report',
   tags: ['Loyalty', 'Reports'],
+  operationId: 'getLoyaltyReport',
   summary: 'Points issued, redeemed and adjusted over a period; top holders; customers and points per tier (manager or owner)',
+  description: 'Over the days `from` to `to` of the shop\'s calendar (default the last 30 days): points issued, redeemed, corrected and reversed; the points held now; the biggest holders; customers and points per tier. Cashiers get a 403.',
   security: bearer,
   middleware: managers,
   request: { query: ReportQuery },
-  responses: { 200: jsonResponse('The report.', one(LoyaltyReport)), ...pickErrors(401, 403, 422) },
+  responses: { 200: jsonResponse('The report.', one(LoyaltyReport)), ...pickErrors(401, 403) },
 });
 
 export const loyaltyRoutes = newRouter()

@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { CardNo, CustomerRecord, TierRef } from '../customers/schemas.ts';
+import { CARD_PRINT, CORRECT_POINTS, LOYALTY_REPORT, POINTS_CORRECTION, POINTS_ENTRY, REGISTER_CARD, REPLACE_TIERS, TIER } from './examples.ts';
 import { decimal, IsoDate, ListQuery, requiredText, Timestamp, TO_NOT_BEFORE_FROM, toNotBeforeFrom, Uuid } from '../schemas.ts';
 
 export const RegisterCardBody = z
@@ -8,7 +9,7 @@ export const RegisterCardBody = z
     customer_id: Uuid.nullable().optional().openapi({ description: 'An existing customer of the shop; or give `name` instead.' }),
     name: requiredText(160).nullable().optional().openapi({ description: 'Creates the customer on the spot; or give `customer_id` instead.' }),
   })
-  .openapi('RegisterLoyaltyCard');
+  .openapi('RegisterLoyaltyCard', { example: REGISTER_CARD });
 
 export const CardPrint = z
   .object({
@@ -23,7 +24,7 @@ export const CardPrint = z
       svg: z.string().nullable().openapi({ description: 'Self-contained SVG; null when the card number has characters outside printable ASCII.' }),
     }),
   })
-  .openapi('LoyaltyCardPrint');
+  .openapi('LoyaltyCardPrint', { example: CARD_PRINT });
 
 export const PointsKind = z.enum(['earn', 'redeem', 'adjust', 'reverse']);
 
@@ -39,7 +40,7 @@ export const PointsEntry = z
     user_id: Uuid.nullable(),
     created_at: Timestamp,
   })
-  .openapi('PointsEntry');
+  .openapi('PointsEntry', { example: POINTS_ENTRY });
 
 export const CorrectPointsBody = z
   .object({
@@ -52,9 +53,9 @@ export const CorrectPointsBody = z
       .openapi({ not: { const: 0 }, description: 'Signed; never 0.' }),
     reason: requiredText(160),
   })
-  .openapi('CorrectPoints');
+  .openapi('CorrectPoints', { example: CORRECT_POINTS });
 
-export const PointsCorrection = z.object({ customer: CustomerRecord, entry: PointsEntry });
+export const PointsCorrection = z.object({ customer: CustomerRecord, entry: PointsEntry }).openapi({ example: POINTS_CORRECTION });
 
 export const TierRecord = z
   .object({
@@ -66,7 +67,7 @@ export const TierRecord = z
     created_at: Timestamp,
     updated_at: Timestamp,
   })
-  .openapi('LoyaltyTier');
+  .openapi('LoyaltyTier', { example: TIER });
 export type TierRecord = z.infer<typeof TierRecord>;
 
 const TierInput = z.object({
@@ -100,7 +101,7 @@ export const ReplaceTiersBody = z
       ctx.addIssue({ code: 'custom', path: ['tiers'], message: 'The lowest tier must start at 0 points.' });
     }
   })
-  .openapi('ReplaceTiers');
+  .openapi('ReplaceTiers', { example: REPLACE_TIERS });
 
 export const ReportQuery = z
   .object({
@@ -121,6 +122,6 @@ export const LoyaltyReport = z
     top_holders: z.array(z.object({ customer_id: Uuid, name: z.string(), points: z.number().int() })),
     tiers: z.array(z.object({ key: z.string(), name: z.string(), min_points: z.number().int(), customers: z.number().int(), points: z.number().int() })),
   })
-  .openapi('LoyaltyReport');
+  .openapi('LoyaltyReport', { example: LOYALTY_REPORT });
 
 export const PointsHistoryQuery = ListQuery;
