@@ -4,6 +4,7 @@ import type { AppEnv } from '../env.ts';
 import { authenticate, requireRole } from '../middleware/auth.ts';
 import { newRouter } from '../router.ts';
 import { bearer, jsonResponse, pickErrors } from '../schemas.ts';
+import { EXPIRING_ALERT, LOW_STOCK_ALERT } from './examples.ts';
 import { expiringBatches, stockAlerts } from './queries.ts';
 import { Alert, AlertsQuery, Expiring, ExpiringQuery } from './schemas.ts';
 
@@ -15,6 +16,7 @@ const expiring = createRoute({
   method: 'get',
   path: '/reports/expiring',
   tags,
+  operationId: 'listExpiringBatches',
   summary: 'Batches nearing expiry, expired ones included (manager or owner)',
   description:
     'Batches with stock left whose expiry date is at most `within_days` days from today in the shop\'s time zone, already expired ones included ' +
@@ -24,13 +26,14 @@ const expiring = createRoute({
   security: bearer,
   middleware: readers,
   request: { query: ExpiringQuery },
-  responses: { 200: jsonResponse('Expiring batches.', Expiring), ...pickErrors(401, 403, 422) },
+  responses: { 200: jsonResponse('Expiring batches.', Expiring), ...pickErrors(401, 403) },
 });
 
 const alerts = createRoute({
   method: 'get',
   path: '/alerts',
   tags,
+  operationId: 'listStockAlerts',
   summary: 'Stock alerts, most urgent first (manager or owner)',
   description:
     'Kinds, in this order: `negative_stock` (on hand below 0: also e-mailed when it happens), `expired` (a batch with stock whose expiry date is past, ' +
@@ -44,7 +47,10 @@ const alerts = createRoute({
   security: bearer,
   middleware: readers,
   request: { query: AlertsQuery },
-  responses: { 200: jsonResponse('Alerts.', z.object({ data: z.array(Alert) })), ...pickErrors(401, 403, 422) },
+  responses: {
+    200: jsonResponse('Alerts.', z.object({ data: z.array(Alert) }).openapi({ example: { data: [EXPIRING_ALERT, LOW_STOCK_ALERT] } })),
+    ...pickErrors(401, 403),
+  },
 });
 
 export const alertRoutes = newRouter()

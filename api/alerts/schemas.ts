@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { IsoDate, Timestamp, Uuid } from '../schemas.ts';
+import { EXPIRING, EXPIRING_ALERT } from './examples.ts';
 
 /** A number of days as the spec bounds them: an integer from 1 to 3650. */
 const Days = (name: string, fallback: number, description: string) =>
@@ -21,14 +22,14 @@ export const ExpiringLine = z
     quantity: z.number().openapi({ description: 'What the batch still holds.' }),
     value_xaf: z.number().int().openapi({ description: 'quantity x the batch\'s unit cost (excluding VAT), rounded half away from zero.' }),
   })
-  .openapi('ExpiringBatch');
+  .openapi('ExpiringBatch', { example: EXPIRING.data[0] });
 
 export const Expiring = z
   .object({
     data: z.array(ExpiringLine).openapi({ description: 'Soonest expiry first.' }),
     meta: z.object({ within_days: z.number().int(), as_of: IsoDate.openapi({ description: 'Today in the shop\'s time zone.' }), total_value_xaf: z.number().int() }),
   })
-  .openapi('ExpiringReport');
+  .openapi('ExpiringReport', { example: EXPIRING });
 
 export const ALERTS_DEFAULT_LIMIT = 50;
 export const ALERTS_MAX_LIMIT = 500;
@@ -71,4 +72,4 @@ export const Alert = z
     days_left: z.number().int().nullable(),
     last_sold_at: Timestamp.nullable().openapi({ description: 'dead_stock only: the last sale, null when never sold.' }),
   })
-  .openapi('StockAlert');
+  .openapi('StockAlert', { example: EXPIRING_ALERT });

@@ -12,7 +12,7 @@ import { errors, invalidField } from '../errors.ts';
 import { authenticate, requireRole } from '../middleware/auth.ts';
 import { newRouter } from '../router.ts';
 import { subscriptionStatus } from '../shop/queries.ts';
-import { bearer, jsonBody, jsonResponse, one, pickErrors } from '../schemas.ts';
+import { bearer, jsonBody, jsonResponse, one, pickErrors, refusals } from '../schemas.ts';
 import { chargeStatus, providerFor } from './providers/index.ts';
 import { billingOf, findCharge, findPlan, insertCharge, listPlans, newReference, settleCharge, toCharge } from './queries.ts';
 import { Billing, Charge, Plan, ReferenceParam, SubscribeBody } from './schemas.ts';
@@ -25,7 +25,9 @@ const plansRoute = createRoute({
   method: 'get',
   path: '/billing/plans',
   tags,
+  operationId: 'listPlans',
   summary: 'The plans a shop may subscribe to (any shop user)',
+  description: 'The plans on sale, shortest period first, each with its price in XAF and its length in days. Retired plans are not listed.',
   security: bearer,
   middleware: shopUsers,
   responses: { 200: jsonResponse('The plans, shortest period first.', one(z.array(Plan))), ...pickErrors(401, 403) },
@@ -35,6 +37,7 @@ const billingRoute = createRoute({
   method: 'get',
   path: '/billing',
   tags,
+  operationId: 'getBilling',
   summary: 'The shop\'s subscription and its recent charges (owner)',
   description: '`status`: `active` while a paid subscription runs, else `trial` while the trial runs, else `expired` (writes then answer 402). Works whatever the state.',
   security: bearer,
@@ -46,6 +49,7 @@ const subscribeRoute = createRoute({
   method: 'post',
   path: '/billing/subscribe',
   tags,
+  operationId: 'subscribe',
   summary: 'Ask the payer\'s phone for a mobile-money payment of a plan (owner)',
   description: [
     'Creates a `pending` charge of the plan\'s price and sends the request to pay to the provider (`MOBILE_MONEY_PROVIDER`; the default simulator decides by',
@@ -57,13 +61,18 @@ const subscribeRoute = createRoute({
   security: bearer,
   middleware: owners,
   request: { body: jsonBody(SubscribeBody) },
-  responses: { 202: jsonResponse('The charge, pending (or failed when the provider refused it).', one(Charge)), ...pickErrors(400, 401, 403, 413, 422) },
+  responses: {
+    202: jsonResponse('The charge, pending (or failed when the provider refused it).', one(Charge)),
+    ...pickErrors(400, 401, 403, 413),
+    ...refusals(422, { validation_failed: 'An input is missing or malformed, or `plan_id` names no plan on sale.' }),
+  },
 });
 
 const confirmRoute = createRoute({
   method: 'post',
   path: '/billing/confirm/{reference}',
   tags,
+  operationId: 'confirmCharge',
   summary: 'Ask the provider how a charge stands, and settle it (owner)',
   description:
     'A pending charge is asked of its provider once: succeeded activates the subscription (once per charge, however many confirm or poll it at the same time), ' +
@@ -72,7 +81,7 @@ const confirmRoute = createRoute({
   security: bearer,
   middleware: owners,
   request: { params: ReferenceParam },
-  responses: { 200: jsonResponse('The charge as it stands.', one(Charge)), ...pickErrors(401, 403, 404, 422) },
+  responses: { 200: jsonResponse('The charge as it stands.', one(Charge)), ...pickErrors(401, 403, 404) },
 });
 
 export const billingRoutes = newRouter()

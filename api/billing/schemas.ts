@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { BILLING, CHARGE, MONTHLY_PLAN, SUBSCRIBE } from './examples.ts';
 import { requiredText, Text, Timestamp, Uuid } from '../schemas.ts';
 
 const PlanFields = {
@@ -7,7 +8,7 @@ const PlanFields = {
   price_xaf: z.number().int(),
   period_days: z.number().int(),
 };
-export const Plan = z.object(PlanFields).openapi('Plan');
+export const Plan = z.object(PlanFields).openapi('Plan', { example: MONTHLY_PLAN });
 export type Plan = z.infer<typeof Plan>;
 
 export const ChargeStatus = z.enum(['pending', 'succeeded', 'failed', 'expired']);
@@ -26,7 +27,7 @@ export const Charge = z
     settled_at: Timestamp.nullable().openapi({ description: 'When it stopped being pending.' }),
     subscription_ends_at: Timestamp.nullable().openapi({ description: 'A succeeded charge: the end of the subscription it brought.' }),
   })
-  .openapi('SubscriptionCharge');
+  .openapi('SubscriptionCharge', { example: CHARGE });
 export type Charge = z.infer<typeof Charge>;
 
 export const Billing = z
@@ -37,7 +38,7 @@ export const Billing = z
     plan: z.object(PlanFields).nullable().openapi({ description: 'The plan of the last charge that succeeded; null before any.' }),
     charges: z.array(Charge).openapi({ description: 'The 20 newest charges, newest first.' }),
   })
-  .openapi('Billing');
+  .openapi('Billing', { example: BILLING });
 
 export const SubscribeBody = z
   .object({
@@ -45,8 +46,8 @@ export const SubscribeBody = z
     method: ChargeMethod,
     phone: requiredText(40).openapi({ description: 'The payer\'s mobile-money number.', example: '+237 670 00 00 00' }),
   })
-  .openapi('Subscribe');
+  .openapi('Subscribe', { example: SUBSCRIBE });
 
 export const ReferenceParam = z.object({
-  reference: Text.min(1).max(64).openapi({ param: { name: 'reference', in: 'path' }, example: 'SUB-3F9A61C2D04B7E18' }),
+  reference: Text.min(1).max(64).openapi({ param: { name: 'reference', in: 'path' }, example: CHARGE.reference }),
 });

@@ -13,7 +13,7 @@ import { decodeCursor, page } from '../lib/pagination.ts';
 import { hashPassword } from '../lib/password.ts';
 import { authenticate, requireKind } from '../middleware/auth.ts';
 import { newRouter } from '../router.ts';
-import { bearer, jsonBody, jsonResponse, many, one, pickErrors } from '../schemas.ts';
+import { bearer, jsonBody, jsonResponse, many, one, pickErrors, refusals } from '../schemas.ts';
 import { createPartner, listLines, listPartners, setLineStatus, updatePartner } from './queries.ts';
 import { TimeKey } from './routes.ts';
 import {
@@ -37,18 +37,20 @@ const list = createRoute({
   method: 'get',
   path: '/admin/partners',
   tags,
+  operationId: 'listPartners',
   summary: 'All partners with referral and commission totals (administrator)',
   description: 'Newest first. `active_shops`: referred shops whose paid subscription runs now.',
   security: bearer,
   middleware: admins,
   request: { query: PartnerListQuery },
-  responses: { 200: jsonResponse('Partners.', many(PartnerRecord)), ...pickErrors(401, 403, 422) },
+  responses: { 200: jsonResponse('Partners.', many(PartnerRecord)), ...pickErrors(401, 403) },
 });
 
 const create = createRoute({
   method: 'post',
   path: '/admin/partners',
   tags,
+  operationId: 'createPartner',
   summary: 'Create a partner and its cross-tenant login (administrator)',
   description:
     `The partner logs in with its e-mail and password at POST /auth/login (\`user.kind\` \`partner\`, no shop). Unset terms take the defaults: ` +
@@ -57,13 +59,18 @@ const create = createRoute({
   security: bearer,
   middleware: admins,
   request: { body: jsonBody(CreatePartnerBody) },
-  responses: { 201: jsonResponse('The partner.', one(PartnerRecord)), ...pickErrors(400, 401, 403, 413, 422) },
+  responses: {
+    201: jsonResponse('The partner.', one(PartnerRecord)),
+    ...pickErrors(400, 401, 403, 413),
+    ...refusals(422, { validation_failed: 'An input is missing or malformed, the e-mail is an account\'s already (`email`), or the code is another partner\'s (`code`).' }),
+  },
 });
 
 const update = createRoute({
   method: 'put',
   path: '/admin/partners/{id}',
   tags,
+  operationId: 'updatePartner',
   summary: 'Update a partner (administrator)',
   description:
     'Every field is optional; those given change. A new rate or number of months applies to commissions accrued from then on. A suspended partner ' +
@@ -71,25 +78,27 @@ const update = createRoute({
   security: bearer,
   middleware: admins,
   request: { params: PartnerParam, body: jsonBody(UpdatePartnerBody) },
-  responses: { 200: jsonResponse('The partner.', one(PartnerRecord)), ...pickErrors(400, 401, 403, 404, 413, 422) },
+  responses: { 200: jsonResponse('The partner.', one(PartnerRecord)), ...pickErrors(400, 401, 403, 404, 413) },
 });
 
 const ledger = createRoute({
   method: 'get',
   path: '/admin/partner-commissions',
   tags,
+  operationId: 'listPartnerCommissionLedger',
   summary: 'Commission ledger across all partners (administrator)',
   description: 'Newest first; filters by partner (`partner_id`, or its alias `partner`: both given, they must be equal), status, and UTC days of accrual (`from`, `to`; to on or after from).',
   security: bearer,
   middleware: admins,
   request: { query: AdminCommissionQuery },
-  responses: { 200: jsonResponse('Commission lines.', many(CommissionLine)), ...pickErrors(401, 403, 422) },
+  responses: { 200: jsonResponse('Commission lines.', many(CommissionLine)), ...pickErrors(401, 403) },
 });
 
 const pay = createRoute({
   method: 'post',
   path: '/admin/partner-commissions/pay',
   tags,
+  operationId: 'payPartnerCommissions',
   summary: 'Mark commissions paid out or payable (administrator)',
   description: [
     'Sets the status (default `paid`) of the lines given by `ids`, or, without ids, of `partner_id`\'s lines one step behind it: `paid` pays every',
@@ -101,7 +110,11 @@ const pay = createRoute({
   security: bearer,
   middleware: admins,
   request: { body: jsonBody(PayBody) },
-  responses: { 200: jsonResponse('The lines now in the status.', one(PayResult)), ...pickErrors(400, 401, 403, 413, 422) },
+  responses: {
+    200: jsonResponse('The lines now in the status.', one(PayResult)),
+    ...pickErrors(400, 401, 403, 413),
+    ...refusals(422, { validation_failed: 'An input is missing or malformed, `partner_id` names no partner, or an id names no line or another partner\'s (`ids.N`).' }),
+  },
 });
 
 export const adminRoutes = newRouter()

@@ -23,6 +23,7 @@ const dashboard = createRoute({
   method: 'get',
   path: '/partner/dashboard',
   tags,
+  operationId: 'getPartnerDashboard',
   summary: 'Headline totals for the partner (partner token)',
   description:
     'Its terms, its referred shops by subscription state (a shop is `active` while a paid subscription runs, else `trial` while its trial runs, ' +
@@ -36,24 +37,26 @@ const referrals = createRoute({
   method: 'get',
   path: '/partner/referrals',
   tags,
+  operationId: 'listPartnerReferrals',
   summary: 'Referred shops with commission earned on each (partner token)',
   description: 'Newest signup first. Of a shop, only its name, signup date and subscription state; nothing else of any shop is readable by a partner.',
   security: bearer,
   middleware: partners,
   request: { query: ListQuery },
-  responses: { 200: jsonResponse('Referred shops.', many(Referral)), ...pickErrors(401, 403, 422) },
+  responses: { 200: jsonResponse('Referred shops.', many(Referral)), ...pickErrors(401, 403) },
 });
 
 const commissions = createRoute({
   method: 'get',
   path: '/partner/commissions',
   tags,
+  operationId: 'listPartnerCommissions',
   summary: 'Individual commission lines (partner token)',
   description: 'The partner\'s own lines, newest first; `from` and `to` are UTC days of accrual. A shop_id that is not one of its referred shops lists nothing.',
   security: bearer,
   middleware: partners,
   request: { query: PartnerCommissionQuery },
-  responses: { 200: jsonResponse('Commission lines.', many(CommissionLine)), ...pickErrors(401, 403, 422) },
+  responses: { 200: jsonResponse('Commission lines.', many(CommissionLine)), ...pickErrors(401, 403) },
 });
 
 export const partnerRoutes = newRouter()

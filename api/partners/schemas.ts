@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { COMMISSION_LINE, COMMISSION_PAYOUT, CREATE_PARTNER, PARTNER, PARTNER_DASHBOARD, PAY_COMMISSIONS, REFERRAL, UPDATE_PARTNER } from './examples.ts';
 import { decimal, Email, IsoDate, ListQuery, optionalText, Password, requiredText, Text, Timestamp, TO_NOT_BEFORE_FROM, toNotBeforeFrom, Uuid } from '../schemas.ts';
 
 export const PartnerStatus = z.enum(['active', 'suspended']);
@@ -33,7 +34,7 @@ export const CreatePartnerBody = z
     ...payoutFields,
     notes: optionalText(2000),
   })
-  .openapi('CreatePartner');
+  .openapi('CreatePartner', { example: CREATE_PARTNER });
 export type CreatePartnerBody = z.infer<typeof CreatePartnerBody>;
 
 export const UpdatePartnerBody = z
@@ -46,7 +47,7 @@ export const UpdatePartnerBody = z
     ...payoutFields,
     notes: optionalText(2000),
   })
-  .openapi('UpdatePartner');
+  .openapi('UpdatePartner', { example: UPDATE_PARTNER });
 export type UpdatePartnerBody = z.infer<typeof UpdatePartnerBody>;
 
 const CommissionTotals = {
@@ -76,7 +77,7 @@ export const PartnerRecord = z
     created_at: Timestamp,
     updated_at: Timestamp,
   })
-  .openapi('Partner');
+  .openapi('Partner', { example: PARTNER });
 export type PartnerRecord = z.infer<typeof PartnerRecord>;
 
 export const PartnerListQuery = ListQuery.extend({
@@ -104,7 +105,7 @@ export const CommissionLine = z
     created_at: Timestamp,
     updated_at: Timestamp,
   })
-  .openapi('PartnerCommission');
+  .openapi('PartnerCommission', { example: COMMISSION_LINE });
 export type CommissionLine = z.infer<typeof CommissionLine>;
 
 const periodFields = {
@@ -137,7 +138,7 @@ export const PayBody = z
     payout_reference: optionalText(120).openapi({ description: 'The payout\'s own reference (the mobile-money transaction, the transfer), recorded on the lines.' }),
   })
   .refine((body) => body.ids !== undefined || body.partner_id !== undefined, { path: ['partner_id'], message: 'Required when ids is absent.' })
-  .openapi('PayCommissions');
+  .openapi('PayCommissions', { example: PAY_COMMISSIONS });
 export type PayBody = z.infer<typeof PayBody>;
 
 export const PayResult = z
@@ -148,7 +149,7 @@ export const PayResult = z
     amount_xaf: z.number().int().openapi({ description: 'Their total.' }),
     lines: z.array(CommissionLine),
   })
-  .openapi('CommissionPayout');
+  .openapi('CommissionPayout', { example: COMMISSION_PAYOUT });
 
 export const PartnerDashboard = z
   .object({
@@ -167,7 +168,7 @@ export const PartnerDashboard = z
     ...CommissionTotals,
     commission_total_xaf: z.number().int().openapi({ description: 'Everything accrued, whatever its status.' }),
   })
-  .openapi('PartnerDashboard');
+  .openapi('PartnerDashboard', { example: PARTNER_DASHBOARD });
 
 export const Referral = z
   .object({
@@ -181,6 +182,6 @@ export const Referral = z
     commission_total_xaf: z.number().int().openapi({ description: 'Earned on this shop, whatever the status.' }),
     ...CommissionTotals,
   })
-  .openapi('Referral');
+  .openapi('Referral', { example: REFERRAL });
 
 export const PartnerParam = z.object({ id: Uuid.openapi({ param: { name: 'id', in: 'path' } }) });

@@ -8,8 +8,9 @@ import { authenticate, requireActiveSubscription, requireRole } from '../middlew
 import { newRouter } from '../router.ts';
 import { loadReceiptInput } from '../sales/queries.ts';
 import type { ReceiptInput } from '../sales/schemas.ts';
-import { bearer, emailAddress, jsonResponse, Locale, one, pickErrors } from '../schemas.ts';
+import { bearer, emailAddress, jsonResponse, Locale, one, pickErrors, refusals } from '../schemas.ts';
 import { renderEscPos } from './escpos.ts';
+import { ESCPOS_RECEIPT } from './examples.ts';
 import { renderInvoice } from './invoice.ts';
 import { COLUMNS, type PaperWidth } from './layout.ts';
 import { INVOICE_CSP, InvoiceQuery, LocaleQuery, SaleParam, TextQuery, TextReceipt } from './schemas.ts';
@@ -43,14 +44,14 @@ const EscPosReceipt = z
         'VAT per rate, payments and change, the sale id as a QR code (GS ( k, model 2), the footer, a feed and a partial cut (GS V 66 0).',
     }),
   })
-  .openapi('EscPosReceipt');
+  .openapi('EscPosReceipt', { example: ESCPOS_RECEIPT });
 
 const EmailReceiptBody = z
   .object({
     email: emailAddress(160).nullable().optional().openapi({ description: 'Where to send it; the sale\'s customer\'s address when omitted.' }),
     locale: Locale.nullable().optional().openapi({ description: 'fr or en; the shop\'s language when omitted.' }),
   })
-  .openapi('EmailReceiptBody');
+  .openapi('EmailReceiptBody', { example: { email: 'jp.mbarga@example.cm', locale: 'fr' } });
 
 const EmailReceiptQueued = z
   .object({
@@ -73,6 +74,7 @@ const receiptRoute = createRoute({
   method: 'get',
   path: '/sales/{sale_id}/receipt',
   tags,
+  operationId: 'getSaleReceipt',
   summary: 'The receipt as ESC/POS bytes for a thermal printer (any shop user)',
   description:
     'Base64 of the printer\'s bytes for 58 mm (32 columns) or 80 mm (48 columns) paper. Dates are day/month/year and 24-hour time in the shop\'s ' +
@@ -80,25 +82,27 @@ const receiptRoute = createRoute({
   security: bearer,
   middleware: readers,
   request: { params: SaleParam, query: ReceiptQuery },
-  responses: { 200: jsonResponse('The receipt\'s bytes.', one(EscPosReceipt)), ...pickErrors(401, 403, 404, 422) },
+  responses: { 200: jsonResponse('The receipt\'s bytes.', one(EscPosReceipt)), ...pickErrors(401, 403, 404) },
 });
 
 const textReceiptRoute = createRoute({
   method: 'get',
   path: '/sales/{sale_id}/receipt/text',
   tags,
+  operationId: 'getSaleReceiptText',
   summary: 'The receipt as plain text for sharing (any shop user)',
   description: 'The same receipt as the printer\'s, returned rather than sent: for a chat by default (`style=chat`), or 32 columns wide (`style=fixed`).',
   security: bearer,
   middleware: readers,
   request: { params: SaleParam, query: TextQuery },
-  responses: { 200: jsonResponse('The receipt\'s text.', one(TextReceipt)), ...pickErrors(401, 403, 404, 422) },
+  responses: { 200: jsonResponse('The receipt\'s text.', one(TextReceipt)), ...pickErrors(401, 403, 404) },
 });
 
 const emailReceiptRoute = createRoute({
   method: 'post',
   path: '/sales/{sale_id}/receipt/email',
   tags,
+  operationId: 'emailSaleReceipt',
   summary: 'E-mail the receipt (any shop user)',
   description:
     'Answers at once; a job sends the message, retried while the mail server fails: the receipt laid out for a phone (one column, at most 480 px ' +
@@ -113,7 +117,8 @@ const emailReceiptRoute = createRoute({
   responses: {
     200: jsonResponse('Already sent to this address within the last minute: nothing queued.', one(EmailReceiptAlreadySent)),
     202: jsonResponse('Queued.', one(EmailReceiptQueued)),
-    ...pickErrors(400, 401, 402, 403, 404, 413, 422),
+    ...pickErrors(400, 401, 402, 403, 404, 413),
+    ...refusals(422, { email_required: 'No address was given and the sale has no customer with an e-mail (`email`).' }),
   },
 });
 
@@ -121,6 +126,7 @@ const invoiceRoute = createRoute({
   method: 'get',
   path: '/sales/{sale_id}/invoice',
   tags,
+  operationId: 'getSaleInvoice',
   summary: 'The invoice as one printable HTML page (any shop user)',
   description:
     'A self-contained page for the browser\'s print dialogue: inline CSS with `@page` sized A4 or A3, no external request of any kind (no link, ' +
@@ -130,7 +136,7 @@ const invoiceRoute = createRoute({
   request: { params: SaleParam, query: InvoiceQuery },
   responses: {
     200: { description: 'The HTML page itself (not JSON).', content: { 'text/html': { schema: z.string() } } },
-    ...pickErrors(401, 403, 404, 422),
+    ...pickErrors(401, 403, 404),
   },
 });
 

@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { Locale, Uuid } from '../schemas.ts';
+import { TEXT_RECEIPT } from './examples.ts';
 
 /** What the receipt and invoice routes share, the authenticated ones (routes.ts) and the shared links' (share-routes.ts). */
 
@@ -28,7 +29,7 @@ export const TextReceipt = z
     style: z.enum(['chat', 'fixed']),
     text: z.string().openapi({ description: 'The receipt, lines separated by \\n, no control characters.' }),
   })
-  .openapi('TextReceipt');
+  .openapi('TextReceipt', { example: TEXT_RECEIPT });
 
 /** The invoice may only style itself: even a name that slipped past escaping could fetch nothing. */
 export const INVOICE_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'";

@@ -8,7 +8,8 @@ import { inTenant } from '../middleware/tenancy.ts';
 import { newRouter } from '../router.ts';
 import { findSale, loadReceiptInput } from '../sales/queries.ts';
 import type { ReceiptInput } from '../sales/schemas.ts';
-import { bearer, jsonResponse, one, pickErrors, Text, Timestamp } from '../schemas.ts';
+import { bearer, jsonResponse, one, pickErrors, refusals, Text, Timestamp } from '../schemas.ts';
+import { SHARED_LINKS } from './examples.ts';
 import { renderInvoice } from './invoice.ts';
 import { SHARE_LINK_DAYS, shareExpiry, signShareToken, verifyShareToken } from './share.ts';
 import { INVOICE_CSP, InvoiceQuery, SaleParam, TextQuery, TextReceipt } from './schemas.ts';
@@ -29,7 +30,7 @@ const SharedLinks = z
     receipt_url: z.string().openapi({ description: 'The receipt as plain text (`{"data": {"format": "text", "text"}}`), no token needed.' }),
     expires_at: Timestamp.openapi({ description: `When the links stop working: ${SHARE_LINK_DAYS} days after they were made.` }),
   })
-  .openapi('SharedLinks');
+  .openapi('SharedLinks', { example: SHARED_LINKS });
 
 const LINK_RULES =
   `A link works ${SHARE_LINK_DAYS} days, needs no token and is revoked by voiding the sale. A link that is malformed, altered, expired, ` +
@@ -39,6 +40,7 @@ const shareRoute = createRoute({
   method: 'post',
   path: '/sales/{sale_id}/share',
   tags,
+  operationId: 'shareSale',
   summary: 'A signed link to the invoice and the receipt, to send by WhatsApp or SMS (any shop user)',
   description:
     `Answers links that open the sale's invoice and text receipt without a bearer token. ${LINK_RULES} ` +
@@ -46,20 +48,25 @@ const shareRoute = createRoute({
   security: bearer,
   middleware: readers,
   request: { params: SaleParam },
-  responses: { 201: jsonResponse('The links.', one(SharedLinks)), ...pickErrors(401, 403, 404, 409, 422) },
+  responses: {
+    201: jsonResponse('The links.', one(SharedLinks)),
+    ...pickErrors(401, 403, 404),
+    ...refusals(409, { sale_already_voided: 'The sale is voided: it can no longer be shared.' }),
+  },
 });
 
 const sharedInvoiceRoute = createRoute({
   method: 'get',
   path: '/shared/{token}/invoice',
   tags,
+  operationId: 'getSharedInvoice',
   summary: 'The invoice of a shared link (public)',
   description: `The page GET /sales/{sale_id}/invoice answers, for whoever holds the link. ${LINK_RULES} Rate-limited per address.`,
   middleware: [limitPublicByAddress],
   request: { params: TokenParam, query: InvoiceQuery },
   responses: {
     200: { description: 'The HTML page itself (not JSON).', content: { 'text/html': { schema: z.string() } } },
-    ...pickErrors(404, 422, 429),
+    ...pickErrors(404, 429),
   },
 });
 
@@ -67,11 +74,12 @@ const sharedTextReceiptRoute = createRoute({
   method: 'get',
   path: '/shared/{token}/receipt/text',
   tags,
+  operationId: 'getSharedReceiptText',
   summary: 'The text receipt of a shared link (public)',
   description: `What GET /sales/{sale_id}/receipt/text answers, for whoever holds the link. ${LINK_RULES} Rate-limited per address.`,
   middleware: [limitPublicByAddress],
   request: { params: TokenParam, query: TextQuery },
-  responses: { 200: jsonResponse('The receipt\'s text.', one(TextReceipt)), ...pickErrors(404, 422, 429) },
+  responses: { 200: jsonResponse('The receipt\'s text.', one(TextReceipt)), ...pickErrors(404, 429) },
 });
 
 /**

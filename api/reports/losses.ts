@@ -6,6 +6,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { newRouter } from '../router.ts';
 import { bearer, jsonResponse, one, pickErrors, Timestamp, Uuid } from '../schemas.ts';
+import { LOSSES } from './examples.ts';
 import { OptionalPeriod, PERIOD_RULES, periodReport, readers, tags } from './period.ts';
 
 const Xaf = z.number().int();
@@ -64,12 +65,13 @@ export const LossesReport = z
         .openapi({ description: 'The shifts closed with a difference, in the order they were closed.' }),
     }),
   })
-  .openapi('LossesReport');
+  .openapi('LossesReport', { example: LOSSES });
 
 const lossesRoute = createRoute({
   method: 'get',
   path: '/reports/losses',
   tags,
+  operationId: 'getLossesReport',
   summary: 'Stock lost at cost and cash shortages (manager or owner)',
   description:
     'Stock written off and found at cost as the journal posted it (so it equals the journal\'s 6031 for adjustments and stocktakes): manual adjustments by reason, ' +
@@ -78,7 +80,7 @@ const lossesRoute = createRoute({
   security: bearer,
   middleware: readers,
   request: { query: OptionalPeriod },
-  responses: { 200: jsonResponse('The losses.', one(LossesReport)), ...pickErrors(401, 403, 422) },
+  responses: { 200: jsonResponse('The losses.', one(LossesReport)), ...pickErrors(401, 403) },
 });
 
 export const lossesRoutes = newRouter().openapi(lossesRoute, async (c) => {

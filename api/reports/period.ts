@@ -9,6 +9,7 @@ import type { Tx } from '../db.ts';
 import { authenticate, requireRole } from '../middleware/auth.ts';
 import { newRouter } from '../router.ts';
 import { bearer, jsonResponse, one, pickErrors, TO_NOT_BEFORE_FROM, toNotBeforeFrom, Uuid } from '../schemas.ts';
+import { ANALYTICS, MARGIN, SALES_SUMMARY } from './examples.ts';
 import { period } from './schemas.ts';
 
 export const readers = [authenticate, requireRole('manager')];
@@ -76,7 +77,7 @@ export const SalesSummary = z
       .array(z.object({ user_id: Uuid.nullable(), name: z.string().nullable(), sales_count: z.number().int(), total_xaf: Xaf }))
       .openapi({ description: 'Sales made per cashier (user_id null: offline sales that named nobody), largest first.' }),
   })
-  .openapi('SalesSummary');
+  .openapi('SalesSummary', { example: SALES_SUMMARY });
 
 const MarginLine = {
   quantity: z.number(),
@@ -96,7 +97,7 @@ export const MarginReport = z
       .array(z.object({ category_id: Uuid.nullable(), name: z.string().nullable(), ...MarginLine }))
       .openapi({ description: 'Per category, largest margin first; `category_id` null: without a category.' }),
   })
-  .openapi('MarginReport');
+  .openapi('MarginReport', { example: MARGIN });
 
 const BestSeller = z.object({ rank: z.number().int(), product_id: Uuid, name: z.string().nullable(), quantity: z.number(), total_xaf: Xaf });
 const Slot = { sales_count: z.number().int(), total_xaf: Xaf };
@@ -114,12 +115,13 @@ export const AnalyticsReport = z
       .array(z.object({ method: z.string(), amount_xaf: Xaf, share: z.number().openapi({ description: 'Percent of the money taken, 1 decimal.' }) }))
       .openapi({ description: 'Money per method, net of change, refunds and voids, largest first.' }),
   })
-  .openapi('AnalyticsReport');
+  .openapi('AnalyticsReport', { example: ANALYTICS });
 
 const summaryRoute = createRoute({
   method: 'get',
   path: '/reports/sales-summary',
   tags,
+  operationId: 'getSalesSummary',
   summary: 'Sales summary of a period (manager or owner)',
   description:
     'Totals, per day, per payment method, per category and per cashier. `from` and `to` are required. ' + PERIOD_RULES +
@@ -127,13 +129,14 @@ const summaryRoute = createRoute({
   security: bearer,
   middleware: readers,
   request: { query: RequiredPeriod },
-  responses: { 200: jsonResponse('The summary.', one(SalesSummary)), ...pickErrors(401, 403, 422) },
+  responses: { 200: jsonResponse('The summary.', one(SalesSummary)), ...pickErrors(401, 403) },
 });
 
 const marginRoute = createRoute({
   method: 'get',
   path: '/reports/margin',
   tags,
+  operationId: 'getMarginReport',
   summary: 'Margin per product and per category (manager or owner)',
   description:
     'Revenue excluding VAT, cost of goods sold at the cost recorded with each sale line, margin and margin rate, net of voids and refunds. ' +
@@ -142,19 +145,20 @@ const marginRoute = createRoute({
   security: bearer,
   middleware: readers,
   request: { query: OptionalPeriod },
-  responses: { 200: jsonResponse('The margin.', one(MarginReport)), ...pickErrors(401, 403, 422) },
+  responses: { 200: jsonResponse('The margin.', one(MarginReport)), ...pickErrors(401, 403) },
 });
 
 const analyticsRoute = createRoute({
   method: 'get',
   path: '/reports/analytics',
   tags,
+  operationId: 'getSalesAnalytics',
   summary: 'Best sellers, sales per hour and weekday, average basket, payment mix (manager or owner)',
   description: 'Without `from` and `to`: the last 30 days; only `from`: to today; only `to`: the 30 days ending then. ' + PERIOD_RULES,
   security: bearer,
   middleware: readers,
   request: { query: OptionalPeriod },
-  responses: { 200: jsonResponse('The analytics.', one(AnalyticsReport)), ...pickErrors(401, 403, 422) },
+  responses: { 200: jsonResponse('The analytics.', one(AnalyticsReport)), ...pickErrors(401, 403) },
 });
 
 type ReportFunction = 'report_sales_summary' | 'report_margin' | 'report_analytics' | 'report_losses' | 'report_vat_declaration';

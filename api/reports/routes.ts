@@ -20,6 +20,7 @@ const priceOverrides = createRoute({
   method: 'get',
   path: '/reports/price-overrides',
   tags,
+  operationId: 'listPriceOverrides',
   summary: 'Sale lines charged at another price or VAT rate than the catalogue\'s, or discounted (manager or owner)',
   description: [
     'Every sale line whose unit price or VAT rate differed from the catalogue\'s when it was recorded, or that carries a line discount,',
@@ -34,7 +35,7 @@ const priceOverrides = createRoute({
   security: bearer,
   middleware: readers,
   request: { query: PriceOverrideQuery },
-  responses: { 200: jsonResponse('The lines, newest sale first.', many(PriceOverrideLine)), ...pickErrors(401, 403, 422) },
+  responses: { 200: jsonResponse('The lines, newest sale first.', many(PriceOverrideLine)), ...pickErrors(401, 403) },
 });
 
 /** The reports: each in its own file of this folder (z.ts, period.ts, losses.ts, vat.ts), mounted here. */

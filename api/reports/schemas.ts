@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { SaleStatus } from '../sales/schemas.ts';
+import { PRICE_OVERRIDES } from './examples.ts';
 import { IsoDate, ListQuery, Timestamp, TO_NOT_BEFORE_FROM, toNotBeforeFrom, Uuid } from '../schemas.ts';
 
 /** A period of the shop's calendar (CONTRACT section 9): both days included, `to` on or after `from`; every report's. */
@@ -39,5 +40,5 @@ export const PriceOverrideLine = z
     sold_at: Timestamp.openapi({ description: 'When the sale happened (an offline sale keeps the till\'s time).' }),
     recorded_at: Timestamp.openapi({ description: 'When the sale reached the server.' }),
   })
-  .openapi('PriceOverrideLine');
+  .openapi('PriceOverrideLine', { example: PRICE_OVERRIDES[0] });
 export type PriceOverrideLine = z.infer<typeof PriceOverrideLine>;

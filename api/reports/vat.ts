@@ -7,6 +7,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { newRouter } from '../router.ts';
 import { bearer, IsoDate, jsonResponse, one, pickErrors, Text, TO_NOT_BEFORE_FROM, toNotBeforeFrom } from '../schemas.ts';
+import { VAT_DECLARATION } from './examples.ts';
 import { MAX_PERIOD_DAYS, readers, tags } from './period.ts';
 
 const Xaf = z.number().int();
@@ -66,12 +67,13 @@ export const VatDeclaration = z
     credit_carried_forward_xaf: Xaf.openapi({ description: 'The credit carried out of its last month.' }),
     months: z.array(MonthDeclaration).openapi({ description: 'One declaration per calendar month of the period, in order, nil months included.' }),
   })
-  .openapi('VatDeclaration');
+  .openapi('VatDeclaration', { example: VAT_DECLARATION });
 
 const vatRoute = createRoute({
   method: 'get',
   path: '/reports/vat-declaration',
   tags,
+  operationId: 'getVatDeclaration',
   summary: 'The monthly VAT declaration (manager or owner)',
   description: [
     'The monthly form\'s logic: VAT collected (4431), deductible VAT (4452), the credit brought forward from the previous month, then the VAT due or the credit carried forward (4449).',
@@ -85,7 +87,7 @@ const vatRoute = createRoute({
   security: bearer,
   middleware: readers,
   request: { query: VatQuery },
-  responses: { 200: jsonResponse('The declaration.', one(VatDeclaration)), ...pickErrors(401, 403, 422) },
+  responses: { 200: jsonResponse('The declaration.', one(VatDeclaration)), ...pickErrors(401, 403) },
 });
 
 export const vatRoutes = newRouter().openapi(vatRoute, async (c) => {
