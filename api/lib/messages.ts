@@ -172,6 +172,12 @@ const FIXED: Record<string, string> = {
   // zod's own messages that carry no value (the issues the validation hook leaves to zod).
   'Invalid input': 'Entrée invalide',
   'Invalid input: more than one option matched': 'Entrée invalide : plusieurs options correspondent',
+  'Invalid email address': 'Adresse e-mail invalide',
+  'Invalid UUID': 'UUID invalide',
+  'Invalid URL': 'URL invalide',
+  'Invalid ISO datetime': 'Date et heure ISO invalides',
+  'Invalid ISO date': 'Date ISO invalide',
+  'Invalid ISO time': 'Heure ISO invalide',
 };
 
 const QUOTE_STATUS: Record<string, string> = { draft: 'en brouillon', sent: 'envoyé', declined: 'refusé', expired: 'expiré', converted: 'converti' };

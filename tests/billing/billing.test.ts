@@ -1,7 +1,7 @@
 import t from 'tap';
 import { addStaff, createProduct, expireSubscription, registerShop, waitFor } from '../support/fixtures.ts';
 import { startMailbox, startMailWorker } from '../support/mailbox.ts';
-import { expectError, expectInvalid, FORBIDDEN } from '../support/replies.ts';
+import { expectError, expectInvalid, FORBIDDEN, NOT_FOUND } from '../support/replies.ts';
 import { startService } from '../support/service.ts';
 import { CRONTAB } from '../../worker/worker.ts';
 
@@ -170,8 +170,8 @@ t.test('an unknown reference, or another shop\'s, is a 404', async (t) => {
   const owner = await shop();
   const other = await shop();
   const { reference } = (await subscribe(other.token, '+237670000002')).body.data;
-  expectError(t, await confirm(owner.token, reference), 404, { message: 'Not found.', code: 'not_found' }, 'another shop\'s');
-  expectError(t, await confirm(owner.token, 'SUB-0000000000000000'), 404, { message: 'Not found.', code: 'not_found' }, 'unknown');
+  expectError(t, await confirm(owner.token, reference), 404, NOT_FOUND, 'another shop\'s');
+  expectError(t, await confirm(owner.token, 'SUB-0000000000000000'), 404, NOT_FOUND, 'unknown');
   t.equal((await billing(owner.token)).charges.length, 0, 'nor is it listed');
 });
 

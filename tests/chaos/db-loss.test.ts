@@ -9,6 +9,7 @@ import t from 'tap';
 import { createSql } from '../../api/db.ts';
 import { TEST_APP_KEY, TEST_ENV } from '../support/env.ts';
 import { createProduct, registerShop, waitFor } from '../support/fixtures.ts';
+import { FR } from '../support/replies.ts';
 import { freePort, launch } from '../support/processes.ts';
 import { startService } from '../support/service.ts';
 
@@ -35,12 +36,15 @@ interface Outcome {
   body?: any;
 }
 
-/** POST /sales to the web process; a network failure is an outcome too (it means the process died or cut us off). */
+/**
+ * POST /sales to the web process; a network failure is an outcome too (it means the process died or
+ * cut us off). It asks for French, the owner's language: a 503 met before the session is read is in it too.
+ */
 async function sell(shop: (typeof shops)[number], id: string): Promise<Outcome> {
   try {
     const response = await fetch(`${base}/api/v1/sales`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${shop.owner.token}` },
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${shop.owner.token}`, 'accept-language': 'fr' },
       body: JSON.stringify({ id, items: [{ product_id: shop.product.id, quantity: 1 }], payments: [{ method: 'cash', amount_xaf: 500 }] }),
     });
     return { status: response.status, body: await response.json().catch(() => undefined) };
@@ -84,7 +88,7 @@ t.test('backends terminated mid-load: the process survives, answers 503 or succe
   t.notMatch(web.output.stdout, /uncaught exception|unhandled rejection/, 'the driver itself settled every query: nothing reached the process guard');
   t.same([...statuses.keys()].filter((status) => !['201', '503'].includes(status)), [], `only 201 and 503: ${JSON.stringify(Object.fromEntries(statuses))}`);
   for (const { outcome } of outcomes.filter(({ outcome }) => outcome.status === 503)) {
-    t.same(outcome.body, { message: 'Service temporarily unavailable: try again shortly.', code: 'service_unavailable' }, 'the 503 in the CONTRACT\'s shape');
+    t.same(outcome.body, FR.SERVICE_UNAVAILABLE, 'the 503 in the CONTRACT\'s shape');
     break;
   }
   t.ok(statuses.get('503'), 'some requests met the outage');
@@ -113,7 +117,7 @@ t.test('a database that refuses connections: /readyz says 503, requests answer 5
     await terminateBackends();
     const during = await sell(shops[0]!, randomUUID());
     t.equal(during.status, 503, 'a sale meets a 503');
-    t.same(during.body, { message: 'Service temporarily unavailable: try again shortly.', code: 'service_unavailable' });
+    t.same(during.body, FR.SERVICE_UNAVAILABLE);
     t.equal((await fetch(`${base}/readyz`)).status, 503, 'not ready while the database refuses');
   } finally {
     await server.unsafe(`alter database "${database}" with allow_connections true`);

@@ -6,7 +6,8 @@ import { ledgerInvariants } from '../support/fixtures.ts';
 import { faultOf, injectFault, type RequestPlan } from '../support/openapi-arbitraries.ts';
 import { describe, fuzzWorld, plannedRequest, type SentAnswer } from '../support/openapi-fuzz.ts';
 import { propertyRun } from '../support/property.ts';
-import { FORBIDDEN, INVALID_CREDENTIALS, MALFORMED_JSON, NOT_FOUND, SUBSCRIPTION_REQUIRED, UNAUTHENTICATED } from '../support/replies.ts';
+import { localise } from '../../api/lib/messages.ts';
+import { EN, FR, INVALID_DATA } from '../support/replies.ts';
 import { startService } from '../support/service.ts';
 
 /**
@@ -25,18 +26,22 @@ const SALE_EVERY = 15;
 const api = await startService(t, { TRUST_PROXY: 'true' });
 const world = await fuzzWorld(api);
 
-const fixed = (error: { message: string; code: string }) => ({ message: error.message, code: error.code });
-/** CONTRACT section 2: the statuses whose body is always one of these. */
+/** An answer in English (the CONTRACT's text) and in French: callers are French users or anonymous requests answered in English. */
+const fixed = (error: { message: string; code: string }) => [
+  { message: error.message, code: error.code },
+  { message: localise(error.message, 'fr'), code: error.code },
+];
+/** CONTRACT section 2: the statuses whose body is always one of these, in either language. */
 const FIXED_ANSWERS: Record<number, { message: string; code: string }[]> = {
-  400: [MALFORMED_JSON],
-  401: [UNAUTHENTICATED, INVALID_CREDENTIALS, fixed(errors.deviceUnauthenticated())],
-  402: [SUBSCRIPTION_REQUIRED],
-  403: [FORBIDDEN],
-  404: [NOT_FOUND, fixed(errors.pairingNotFound())],
-  413: [fixed(errors.payloadTooLarge())],
-  415: [fixed(errors.unsupportedMediaType())],
-  429: [fixed(errors.rateLimited())],
-  503: [fixed(errors.serviceUnavailable())],
+  400: [EN.MALFORMED_JSON, FR.MALFORMED_JSON],
+  401: [EN.UNAUTHENTICATED, FR.UNAUTHENTICATED, EN.INVALID_CREDENTIALS, FR.INVALID_CREDENTIALS, ...fixed(errors.deviceUnauthenticated())],
+  402: [EN.SUBSCRIPTION_REQUIRED, FR.SUBSCRIPTION_REQUIRED],
+  403: [EN.FORBIDDEN, FR.FORBIDDEN],
+  404: [EN.NOT_FOUND, FR.NOT_FOUND, ...fixed(errors.pairingNotFound())],
+  413: fixed(errors.payloadTooLarge()),
+  415: fixed(errors.unsupportedMediaType()),
+  429: fixed(errors.rateLimited()),
+  503: fixed(errors.serviceUnavailable()),
 };
 
 /** What is wrong with an error answer's body, measured against CONTRACT section 2; none when it follows it. */
@@ -52,7 +57,7 @@ function contractProblems(answer: SentAnswer): string[] {
   const rows = FIXED_ANSWERS[answer.status];
   if (rows && !rows.some((row) => row.message === body.message && row.code === body.code)) problems.push(`not the CONTRACT's ${answer.status} row`);
   if (answer.status === 422) {
-    if (body.message !== 'The given data was invalid.') problems.push('a 422 whose message is not "The given data was invalid."');
+    if (body.message !== INVALID_DATA.en && body.message !== INVALID_DATA.fr) problems.push(`a 422 whose message is not "${INVALID_DATA.en}" nor "${INVALID_DATA.fr}"`);
     const entries = Object.entries(body.errors ?? {});
     if (entries.length === 0) problems.push('a 422 without errors');
     if (!entries.every(([, messages]) => Array.isArray(messages) && messages.length > 0 && messages.every((m) => typeof m === 'string' && m))) {

@@ -6,6 +6,7 @@
 import { Agent, request } from 'node:http';
 import t, { type Test } from 'tap';
 import { addStaff, registerShop } from '../support/fixtures.ts';
+import { FORBIDDEN } from '../support/replies.ts';
 import { startService } from '../support/service.ts';
 
 const api = await startService(t);
@@ -49,7 +50,7 @@ t.test('a request refused before its body mattered (401, 403) leaves the kept-al
   const path = '/api/v1/stocktakes/00000000-0000-4000-8000-000000000000/counts';
   const forbidden = await send(agent, 'POST', path, { authorization: `Bearer ${cashier.token}`, 'content-type': 'application/json' }, largeCounts);
   t.equal(forbidden.status, 403);
-  t.same(forbidden.body, { message: 'This action is unauthorized.', code: 'forbidden' });
+  t.same(forbidden.body, FORBIDDEN);
   const next = await send(agent, 'GET', '/api/v1/auth/me', { authorization: `Bearer ${cashier.token}` });
   t.same([next.status, next.reused], [200, true], 'the next request on the same connection is answered');
 

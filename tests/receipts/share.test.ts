@@ -3,6 +3,7 @@ import t, { type Test } from 'tap';
 import { signShareToken } from '../../api/receipts/share.ts';
 import { sell, staffedShop, voidSale } from '../sales/sale-fixtures.ts';
 import { createProduct, registerShop, type ShopFixture } from '../support/fixtures.ts';
+import { FR } from '../support/replies.ts';
 import { startService, type Reply } from '../support/service.ts';
 
 const api = await startService(t);
@@ -124,7 +125,7 @@ t.test('sharing another shop\'s sale, or one that does not exist, is a 404', asy
   const saleA = await saleOf(shopA);
   for (const reply of [await share(shopB.token, saleA.id), await share(shopA.token, randomUUID())]) {
     t.equal(reply.status, 404);
-    t.same(reply.body, NOT_FOUND);
+    t.same(reply.body, FR.NOT_FOUND, 'in the owner\'s language');
   }
   t.equal((await share(shopA.token, saleA.id)).status, 201, 'its own shop may');
   t.equal((await api.request('POST', `/sales/${saleA.id}/share`)).status, 401, 'nobody may without a token');

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import t, { type Test } from 'tap';
 import { chars, createProduct, expireSubscription, registerShop } from '../support/fixtures.ts';
-import { expectError, expectInvalid, NOT_FOUND, SUBSCRIPTION_REQUIRED, UNAUTHENTICATED } from '../support/replies.ts';
+import { expectError, expectInvalid, MALFORMED_JSON, NOT_FOUND, SUBSCRIPTION_REQUIRED, UNAUTHENTICATED } from '../support/replies.ts';
 import { startService, type Reply } from '../support/service.ts';
 import { pairDevice } from '../sync/sync-fixtures.ts';
 import {
@@ -615,7 +615,7 @@ t.test('a basket whose total does not fit the ledger is refused (422), never a s
 t.test('a malformed body is 400 malformed_json', async (t) => {
   const owner = await registerShop(api);
   const reply = await api.request('POST', '/sales', { token: owner.token, rawBody: '{"items": [' });
-  expectError(t, reply, 400, { message: 'Malformed JSON.', code: 'malformed_json' });
+  expectError(t, reply, 400, MALFORMED_JSON);
 });
 
 // Tenancy and roles

@@ -370,7 +370,7 @@ t.test('a supplier the shop owes cannot be deleted (409 supplier_has_balance); p
   t.equal((await read(owner.token, supplier.id)).body.data.balance_xaf, 12_500, 'the purchase is owed');
   const refused = await remove(owner.token, supplier.id);
   expectConflict(t, refused, 'supplier_has_balance');
-  t.match(refused.body.message, /12500 XAF/, 'the message says how much is owed');
+  t.match(refused.body.message, /12 500 FCFA/, 'the message says how much is owed, in the owner\'s language');
   t.equal((await storedSupplier(supplier.id)).deleted_at, null, 'not deleted');
   t.equal((await read(owner.token, supplier.id)).status, 200, 'still readable');
   t.strictSame(await listed(owner.token), ['Épices du Nord'], 'still listed');
@@ -388,7 +388,7 @@ t.test('a supplier who owes the shop cannot be deleted either (409 supplier_has_
   t.equal((await read(owner.token, supplier.id)).body.data.balance_xaf, -800, 'the record shows it');
   const refused = await remove(owner.token, supplier.id);
   expectConflict(t, refused, 'supplier_has_balance');
-  t.match(refused.body.message, /800 XAF/);
+  t.match(refused.body.message, /^Ce fournisseur doit encore 800 FCFA/);
   t.equal((await storedSupplier(supplier.id)).deleted_at, null, 'not deleted');
 });
 

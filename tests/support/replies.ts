@@ -12,6 +12,7 @@ export const EN = {
   FORBIDDEN: { message: 'This action is unauthorized.', code: 'forbidden' },
   NOT_FOUND: { message: 'Not found.', code: 'not_found' },
   MALFORMED_JSON: { message: 'Malformed JSON.', code: 'malformed_json' },
+  SERVICE_UNAVAILABLE: { message: 'Service temporarily unavailable: try again shortly.', code: 'service_unavailable' },
 } satisfies Record<string, Answer>;
 
 /** The same answers in French. */
@@ -22,6 +23,7 @@ export const FR = {
   FORBIDDEN: { message: 'Action non autorisée.', code: 'forbidden' },
   NOT_FOUND: { message: 'Introuvable.', code: 'not_found' },
   MALFORMED_JSON: { message: 'JSON mal formé.', code: 'malformed_json' },
+  SERVICE_UNAVAILABLE: { message: 'Service momentanément indisponible : réessayez dans un instant.', code: 'service_unavailable' },
 } satisfies Record<keyof typeof EN, Answer>;
 
 /** The message of every 422, in each language. */
