@@ -5,7 +5,8 @@ import { errors } from '../errors.ts';
 import { CursorAt, decodeCursor, page } from '../lib/pagination.ts';
 import { authenticate, requireActiveSubscription, requireRole } from '../middleware/auth.ts';
 import { newRouter } from '../router.ts';
-import { bearer, jsonBody, jsonResponse, many, one, pickErrors } from '../schemas.ts';
+import { bearer, jsonBody, jsonResponse, many, one, pickErrors, refusals } from '../schemas.ts';
+import { PAID_PURCHASE, RETURNED_PURCHASE } from './examples.ts';
 import { findPurchase, listPurchases, payables, payPurchase, recordPurchase, returnPurchase } from './queries.ts';
 import { CreatePurchaseBody, Payables, PayPurchaseBody, PurchaseListQuery, PurchaseParam, PurchaseRecord, PurchaseReturnBody } from './schemas.ts';
 
@@ -19,17 +20,20 @@ const list = createRoute({
   method: 'get',
   path: '/purchases',
   tags,
+  operationId: 'listPurchases',
   summary: 'List purchases, newest first (manager or owner)',
+  description: 'Newest received first, by pages (`limit`, `cursor`); filtered by supplier, status (`unpaid`, `partially_paid`, `paid`) and days received (`from`, `to`, shop time). Each purchase comes whole: lines, payments and returns.',
   security: bearer,
   middleware: readers,
   request: { query: PurchaseListQuery },
-  responses: { 200: jsonResponse('Purchases, each with its lines, payments and returns.', many(PurchaseRecord)), ...pickErrors(401, 403, 422) },
+  responses: { 200: jsonResponse('Purchases, each with its lines, payments and returns.', many(PurchaseRecord)), ...pickErrors(401, 403) },
 });
 
 const create = createRoute({
   method: 'post',
   path: '/purchases',
   tags,
+  operationId: 'createPurchase',
   summary: 'Receive goods: stock in, costs refreshed, batches, the purchase entry (manager or owner)',
   description:
     'One transaction (purchase_record). Lines cost `round(quantity x unit_cost_xaf)` excluding VAT; `vat_xaf = round(subtotal_xaf x vat_rate / 100)`. ' +
@@ -40,24 +44,34 @@ const create = createRoute({
   security: bearer,
   middleware: writers,
   request: { body: jsonBody(CreatePurchaseBody) },
-  responses: { 201: jsonResponse('The purchase.', one(PurchaseRecord)), ...pickErrors(400, 401, 402, 403, 413, 422) },
+  responses: {
+    201: jsonResponse('The purchase.', one(PurchaseRecord)),
+    ...pickErrors(400, 401, 402, 403, 413),
+    ...refusals(422, {
+      validation_failed: 'An input is missing or malformed; or a line names an unknown supplier, product or variant, has neither product, variant nor name, puts untracked goods in a batch, or makes a stock or a total too large to record.',
+      variant_required: 'The product keeps its stock on its variants: the line must name one (`items.N.variant_id`).',
+    }),
+  },
 });
 
 const read = createRoute({
   method: 'get',
   path: '/purchases/{purchase_id}',
   tags,
+  operationId: 'getPurchase',
   summary: 'Read a purchase with its lines, payments and returns (manager or owner)',
+  description: 'The purchase whole: its lines (with what was returned of each and the batch it went into), its payments and its returns, oldest first, and what remains to pay (`balance_xaf`).',
   security: bearer,
   middleware: readers,
   request: { params: PurchaseParam },
-  responses: { 200: jsonResponse('The purchase.', one(PurchaseRecord)), ...pickErrors(401, 403, 404, 422) },
+  responses: { 200: jsonResponse('The purchase.', one(PurchaseRecord), { data: RETURNED_PURCHASE }), ...pickErrors(401, 403, 404) },
 });
 
 const pay = createRoute({
   method: 'post',
   path: '/purchases/{purchase_id}/pay',
   tags,
+  operationId: 'payPurchase',
   summary: 'Pay all or part of a supplier invoice (manager or owner)',
   description:
     'At most what remains (`balance_xaf`; beyond it 422 `overpayment` on `amount_xaf`). Status moves `unpaid` -> `partially_paid` -> `paid`. ' +
@@ -66,13 +80,18 @@ const pay = createRoute({
   security: bearer,
   middleware: writers,
   request: { params: PurchaseParam, body: jsonBody(PayPurchaseBody) },
-  responses: { 201: jsonResponse('The purchase, paid.', one(PurchaseRecord)), ...pickErrors(400, 401, 402, 403, 404, 413, 422) },
+  responses: {
+    201: jsonResponse('The purchase, paid.', one(PurchaseRecord), { data: PAID_PURCHASE }),
+    ...pickErrors(400, 401, 402, 403, 404, 413),
+    ...refusals(422, { overpayment: 'The amount is more than what remains to pay (on `amount_xaf`).' }),
+  },
 });
 
 const giveBack = createRoute({
   method: 'post',
   path: '/purchases/{purchase_id}/returns',
   tags,
+  operationId: 'returnPurchase',
   summary: 'Send goods back to the supplier (manager or owner)',
   description:
     'One transaction (purchase_return). A line no further than received less already returned (422 `return_exceeds_received` on `items.N.quantity`) ' +
@@ -83,13 +102,22 @@ const giveBack = createRoute({
   security: bearer,
   middleware: writers,
   request: { params: PurchaseParam, body: jsonBody(PurchaseReturnBody) },
-  responses: { 201: jsonResponse('The purchase with its returns.', one(PurchaseRecord)), ...pickErrors(400, 401, 402, 403, 404, 413, 422) },
+  responses: {
+    201: jsonResponse('The purchase with its returns.', one(PurchaseRecord), { data: RETURNED_PURCHASE }),
+    ...pickErrors(400, 401, 402, 403, 404, 413),
+    ...refusals(422, {
+      validation_failed: 'An input is missing or malformed, or `items.N.purchase_item_id` is not a line of this purchase.',
+      return_exceeds_received: 'A line returns more than was received less already returned (`items.N.quantity`).',
+      insufficient_stock: 'A line returns more than is on hand, or than its batch holds (`items.N.quantity`).',
+    }),
+  },
 });
 
 const payablesReport = createRoute({
   method: 'get',
   path: '/reports/payables',
   tags,
+  operationId: 'getPayables',
   summary: 'What the shop owes its suppliers, aged by invoice date (manager or owner)',
   description:
     'Shaped as GET /reports/receivables. Per supplier: its balance, and what remains of each purchase not fully paid ' +

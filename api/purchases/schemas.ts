@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { PaymentMethod } from '../credit/schemas.ts';
+import { CREATE_PURCHASE, PAID_PURCHASE, PAY_PURCHASE, PAYABLE_LINE, PAYABLES, PURCHASE, PURCHASE_RETURN, RETURNED_PURCHASE } from './examples.ts';
 import { IsoDate, ListQuery, Money, optionalText, PositiveQuantity, Text, Timestamp, TO_NOT_BEFORE_FROM, toNotBeforeFrom, UnitMoney, Uuid, VatRate } from '../schemas.ts';
 
 export const PurchaseStatus = z.enum(['unpaid', 'partially_paid', 'paid']);
@@ -20,7 +21,7 @@ export const PurchaseItemInput = z
     batch_number: BatchNumber.nullable().optional().openapi({ description: 'With or without expiry_date: the goods go into that batch (made on first receipt).' }),
     expiry_date: IsoDate.nullable().optional().openapi({ description: 'Calendar date in the shop\'s time zone.' }),
   })
-  .openapi('PurchaseItemInput');
+  .openapi('PurchaseItemInput', { example: CREATE_PURCHASE.items[2] });
 
 export const CreatePurchaseBody = z
   .object({
@@ -30,7 +31,7 @@ export const CreatePurchaseBody = z
     vat_rate: VatRate.nullable().optional().openapi({ description: 'VAT charged by the supplier on the subtotal, 0 to 100; default 0.' }),
     items: z.array(PurchaseItemInput).min(1).max(500),
   })
-  .openapi('CreatePurchase');
+  .openapi('CreatePurchase', { example: CREATE_PURCHASE });
 
 export const PayPurchaseBody = z
   .object({
@@ -38,7 +39,7 @@ export const PayPurchaseBody = z
     method: PaymentMethod.openapi({ description: 'Treasury account credited: cash 571, card and bank 521, mobile money 585.' }),
     reference: optionalText(120),
   })
-  .openapi('PayPurchase');
+  .openapi('PayPurchase', { example: PAY_PURCHASE });
 
 export const PurchaseReturnBody = z
   .object({
@@ -53,7 +54,7 @@ export const PurchaseReturnBody = z
       .min(1)
       .max(500),
   })
-  .openapi('PurchaseReturn');
+  .openapi('PurchaseReturn', { example: PURCHASE_RETURN });
 
 export const PurchaseItemRecord = z
   .object({
@@ -70,7 +71,7 @@ export const PurchaseItemRecord = z
     batch_id: Uuid.nullable(),
     returned_quantity: z.number(),
   })
-  .openapi('PurchaseItem');
+  .openapi('PurchaseItem', { example: PURCHASE.items[2] });
 
 export const PurchasePaymentRecord = z
   .object({
@@ -82,7 +83,7 @@ export const PurchasePaymentRecord = z
     user_id: Uuid.nullable(),
     created_at: Timestamp,
   })
-  .openapi('PurchasePayment');
+  .openapi('PurchasePayment', { example: PAID_PURCHASE.payments[0] });
 
 export const PurchaseReturnRecord = z
   .object({
@@ -94,7 +95,7 @@ export const PurchaseReturnRecord = z
     created_at: Timestamp,
     items: z.array(z.object({ id: Uuid, purchase_item_id: Uuid, quantity: z.number(), total_xaf: z.number().int(), reason: z.string().nullable() })),
   })
-  .openapi('PurchaseReturnRecord');
+  .openapi('PurchaseReturnRecord', { example: RETURNED_PURCHASE.returns[0] });
 
 export const PurchaseRecord = z
   .object({
@@ -118,7 +119,7 @@ export const PurchaseRecord = z
     payments: z.array(PurchasePaymentRecord).openapi({ description: 'Oldest first.' }),
     returns: z.array(PurchaseReturnRecord).openapi({ description: 'Oldest first.' }),
   })
-  .openapi('Purchase');
+  .openapi('Purchase', { example: PURCHASE });
 export type PurchaseRecord = z.infer<typeof PurchaseRecord>;
 
 export const PurchaseListQuery = ListQuery.extend({
@@ -142,7 +143,7 @@ export const PayableLine = z
     days_over_90_xaf: z.number().int(),
     oldest_at: Timestamp.nullable().openapi({ description: 'Invoice date of the oldest purchase not fully paid.' }),
   })
-  .openapi('PayableLine');
+  .openapi('PayableLine', { example: PAYABLE_LINE });
 
 export const Payables = z
   .object({
@@ -156,4 +157,4 @@ export const Payables = z
       days_over_90_xaf: z.number().int(),
     }),
   })
-  .openapi('Payables');
+  .openapi('Payables', { example: PAYABLES });

@@ -5,7 +5,8 @@ import { errors } from '../errors.ts';
 import { decodeCursor, page } from '../lib/pagination.ts';
 import { authenticate, requireActiveSubscription, requireRole } from '../middleware/auth.ts';
 import { newRouter } from '../router.ts';
-import { bearer, jsonBody, jsonResponse, many, one, pickErrors, Text } from '../schemas.ts';
+import { bearer, jsonBody, jsonResponse, many, one, pickErrors, refusals, Text } from '../schemas.ts';
+import { SUPPLIER, UPDATE_SUPPLIER } from './examples.ts';
 import { createSupplier, deleteSupplier, findSupplier, listSuppliers, lockSupplier, toSupplierRecord, updateSupplier } from './queries.ts';
 import { CreateSupplierBody, SupplierListQuery, SupplierParam, SupplierRecord, UpdateSupplierBody } from './schemas.ts';
 
@@ -18,52 +19,65 @@ const list = createRoute({
   method: 'get',
   path: '/suppliers',
   tags,
+  operationId: 'listSuppliers',
   summary: 'List or search suppliers (manager or owner)',
+  description: 'The shop\'s suppliers by name, by pages (`limit`, `cursor`), each with what the shop owes them (`balance_xaf`). `q` searches names, or phone numbers digits only. Cashiers get a 403.',
   security: bearer,
   middleware: readers,
   request: { query: SupplierListQuery },
-  responses: { 200: jsonResponse('Suppliers by name.', many(SupplierRecord)), ...pickErrors(401, 403, 422) },
+  responses: { 200: jsonResponse('Suppliers by name.', many(SupplierRecord)), ...pickErrors(401, 403) },
 });
 
 const create = createRoute({
   method: 'post',
   path: '/suppliers',
   tags,
+  operationId: 'createSupplier',
   summary: 'Create a supplier (manager or owner)',
   description: 'The new supplier owes and is owed nothing: `balance_xaf` is 0 and only purchases, their payments and returns move it.',
   security: bearer,
   middleware: writers,
   request: { body: jsonBody(CreateSupplierBody) },
-  responses: { 201: jsonResponse('The new supplier.', one(SupplierRecord)), ...pickErrors(400, 401, 402, 403, 413, 422) },
+  responses: {
+    201: jsonResponse('The new supplier.', one(SupplierRecord), { data: { ...SUPPLIER, balance_xaf: 0, updated_at: SUPPLIER.created_at } }),
+    ...pickErrors(400, 401, 402, 403, 413),
+  },
 });
 
 const read = createRoute({
   method: 'get',
   path: '/suppliers/{supplier_id}',
   tags,
+  operationId: 'getSupplier',
   summary: 'Read a supplier (manager or owner)',
+  description: 'The supplier with what the shop owes them now (`balance_xaf`). A deleted supplier, or another shop\'s, is a 404.',
   security: bearer,
   middleware: readers,
   request: { params: SupplierParam },
-  responses: { 200: jsonResponse('The supplier.', one(SupplierRecord)), ...pickErrors(401, 403, 404, 422) },
+  responses: { 200: jsonResponse('The supplier.', one(SupplierRecord)), ...pickErrors(401, 403, 404) },
 });
 
 const update = createRoute({
   method: 'put',
   path: '/suppliers/{supplier_id}',
   tags,
+  operationId: 'updateSupplier',
   summary: 'Change a supplier (manager or owner)',
   description: 'Only the fields sent change; `balance_xaf` is read-only. A deleted supplier is a 404.',
   security: bearer,
   middleware: writers,
   request: { params: SupplierParam, body: jsonBody(UpdateSupplierBody) },
-  responses: { 200: jsonResponse('The supplier as saved.', one(SupplierRecord)), ...pickErrors(400, 401, 402, 403, 404, 413, 422) },
+  responses: {
+    200: jsonResponse('The supplier as saved.', one(SupplierRecord), { data: { ...SUPPLIER, ...UPDATE_SUPPLIER, updated_at: '2026-11-21T12:15:40.000Z' } }),
+    ...pickErrors(400, 401, 402, 403, 404, 413),
+  },
 });
 
 const remove = createRoute({
   method: 'delete',
   path: '/suppliers/{supplier_id}',
   tags,
+  operationId: 'deleteSupplier',
   summary: 'Delete a supplier (manager or owner)',
   description:
     'A supplier whose `balance_xaf` is not 0 (the shop owes them, or they owe the shop) is a 409 `supplier_has_balance`; ' +
@@ -71,7 +85,11 @@ const remove = createRoute({
   security: bearer,
   middleware: writers,
   request: { params: SupplierParam },
-  responses: { 204: { description: 'Deleted.' }, ...pickErrors(401, 402, 403, 404, 409, 422) },
+  responses: {
+    204: { description: 'Deleted.' },
+    ...pickErrors(401, 402, 403, 404),
+    ...refusals(409, { supplier_has_balance: 'The shop still owes the supplier, or the supplier owes the shop: settle the balance first.' }),
+  },
 });
 
 export const supplierRoutes = newRouter()

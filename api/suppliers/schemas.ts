@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { CREATE_SUPPLIER, SUPPLIER, UPDATE_SUPPLIER } from './examples.ts';
 import { Email, ListQuery, optionalText, requiredText, Text, Timestamp, Uuid } from '../schemas.ts';
 
 export const SupplierRecord = z
@@ -16,7 +17,7 @@ export const SupplierRecord = z
     created_at: Timestamp,
     updated_at: Timestamp,
   })
-  .openapi('Supplier');
+  .openapi('Supplier', { example: SUPPLIER });
 export type SupplierRecord = z.infer<typeof SupplierRecord>;
 
 const SupplierFields = z.object({
@@ -28,9 +29,9 @@ const SupplierFields = z.object({
   note: optionalText(255),
 });
 
-export const CreateSupplierBody = SupplierFields.openapi('CreateSupplier');
+export const CreateSupplierBody = SupplierFields.openapi('CreateSupplier', { example: CREATE_SUPPLIER });
 export type CreateSupplierBody = z.infer<typeof CreateSupplierBody>;
-export const UpdateSupplierBody = SupplierFields.partial().openapi('UpdateSupplier');
+export const UpdateSupplierBody = SupplierFields.partial().openapi('UpdateSupplier', { example: UPDATE_SUPPLIER });
 export type UpdateSupplierBody = z.infer<typeof UpdateSupplierBody>;
 
 export const SupplierListQuery = ListQuery.extend({
