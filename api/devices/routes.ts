@@ -7,6 +7,7 @@ import { authenticate, requireActiveSubscription, requireRole } from '../middlew
 import { limitPublicByAddress } from '../middleware/rate-limit.ts';
 import { newRouter } from '../router.ts';
 import { bearer, IdParam, jsonResponse, many, one, pickErrors, Text } from '../schemas.ts';
+import { DEVICE } from './examples.ts';
 import { claimPairing, createPairing, findDevice, listDevices, pollPairing, revokeDevice } from './queries.ts';
 import { ClaimBody, CreatePairingBody, DeviceRecord, Pairing, PairingStatus } from './schemas.ts';
 
@@ -29,17 +30,21 @@ const create = createRoute({
   method: 'post',
   path: '/device-pairings',
   tags,
+  operationId: 'createDevicePairing',
   summary: 'A device with no credentials starts a pairing (public)',
-  description: 'Answers an 8-character code to show to an owner or manager, valid 10 minutes, and the secret the device polls with. Rate-limited per address.',
+  description:
+    'The first step of pairing a till: no token needed. Answers an 8-character code to show on screen to an owner or manager, valid 10 minutes, ' +
+    'and the secret the device polls with (`GET /device-pairings/{code}`). The body is optional (a name and platform the manager will see). Rate-limited per address.',
   middleware: [limitPublicByAddress],
   request: { body: { content: { 'application/json': { schema: CreatePairingBody } }, required: false } },
-  responses: { 201: jsonResponse('The pairing request.', one(Pairing)), ...pickErrors(400, 413, 422, 429) },
+  responses: { 201: jsonResponse('The pairing request.', one(Pairing)), ...pickErrors(400, 413, 429) },
 });
 
 const poll = createRoute({
   method: 'get',
   path: '/device-pairings/{code}',
   tags,
+  operationId: 'getDevicePairing',
   summary: 'Polled by the device until the code is claimed (public)',
   description:
     'An unknown code is a 404 `pairing_not_found` ("No pairing request with this code."). Once claimed, the first poll sending `X-Pairing-Secret: <poll_secret>` ' +
@@ -60,19 +65,27 @@ const claim = createRoute({
   method: 'post',
   path: '/device-pairings/{code}/claim',
   tags,
+  operationId: 'claimDevicePairing',
   summary: 'Attach the device showing this code to the shop (manager or owner)',
-  description: 'A code that is unknown, expired or already claimed is a 404 `pairing_not_found`.',
+  description:
+    'The manager types the code the till shows: the till becomes one of the shop\'s devices (optionally renamed by `name`) and receives its device token on its next poll. ' +
+    'A code that is unknown, expired or already claimed is a 404 `pairing_not_found`. Cashiers get a 403.',
   security: bearer,
   middleware: [authenticate, requireRole('manager'), requireActiveSubscription],
   request: { params: CodeParam, body: { content: { 'application/json': { schema: ClaimBody } }, required: false } },
-  responses: { 201: jsonResponse('The new device.', one(DeviceRecord)), ...pickErrors(400, 401, 402, 403, 404, 413, 422) },
+  responses: {
+    201: jsonResponse('The new device.', one(DeviceRecord), { data: { ...DEVICE, last_seen_at: null, last_sync_at: null, updated_at: DEVICE.created_at } }),
+    ...pickErrors(400, 401, 402, 403, 404, 413),
+  },
 });
 
 const list = createRoute({
   method: 'get',
   path: '/devices',
   tags,
+  operationId: 'listDevices',
   summary: 'The shop\'s paired devices (manager or owner)',
+  description: 'Every live device of the shop, oldest first, in one page, with when each was last seen and last synced: a till that has not synced for days holds sales not yet sent. Revoked devices are not listed.',
   security: bearer,
   middleware: [authenticate, requireRole('manager')],
   responses: { 200: jsonResponse('Devices, oldest first (one page).', many(DeviceRecord)), ...pickErrors(401, 403) },
@@ -82,11 +95,13 @@ const remove = createRoute({
   method: 'delete',
   path: '/devices/{id}',
   tags,
+  operationId: 'revokeDevice',
   summary: 'Revoke a device: its token stops working at once (manager or owner)',
+  description: 'For a lost or stolen till: its device token is refused from now on (401) and a sale naming it as `device_id` is a 422. What it synced before is kept. Pair it again to use it.',
   security: bearer,
   middleware: [authenticate, requireRole('manager')],
   request: { params: IdParam },
-  responses: { 204: { description: 'Revoked.' }, ...pickErrors(401, 403, 404, 422) },
+  responses: { 204: { description: 'Revoked.' }, ...pickErrors(401, 403, 404) },
 });
 
 export const deviceRoutes = newRouter()

@@ -1,11 +1,12 @@
 import { z } from '@hono/zod-openapi';
+import { CLAIM_PAIRING, CREATE_PAIRING, DEVICE, PAIRING, PAIRING_STATUS } from './examples.ts';
 import { optionalText, Timestamp, Uuid } from '../schemas.ts';
 
 export const Platform = z.enum(['pwa', 'desktop']);
 
 export const CreatePairingBody = z
   .object({ name: optionalText(120), platform: Platform.nullable().optional() })
-  .openapi('CreatePairing');
+  .openapi('CreatePairing', { example: CREATE_PAIRING });
 
 export const Pairing = z
   .object({
@@ -13,7 +14,7 @@ export const Pairing = z
     poll_secret: z.string().openapi({ description: 'Send it as `X-Pairing-Secret` when polling, to receive the device token once claimed.' }),
     expires_at: Timestamp,
   })
-  .openapi('Pairing');
+  .openapi('Pairing', { example: PAIRING });
 
 export const PairingStatus = z
   .object({
@@ -24,9 +25,9 @@ export const PairingStatus = z
       .optional()
       .openapi({ description: 'Only to the first poll after the claim that sends the right X-Pairing-Secret.' }),
   })
-  .openapi('PairingStatus');
+  .openapi('PairingStatus', { example: PAIRING_STATUS });
 
-export const ClaimBody = z.object({ name: optionalText(120) }).openapi('ClaimPairing');
+export const ClaimBody = z.object({ name: optionalText(120) }).openapi('ClaimPairing', { example: CLAIM_PAIRING });
 
 export const DeviceRecord = z
   .object({
@@ -39,5 +40,5 @@ export const DeviceRecord = z
     created_at: Timestamp,
     updated_at: Timestamp,
   })
-  .openapi('Device');
+  .openapi('Device', { example: DEVICE });
 export type DeviceRecord = z.infer<typeof DeviceRecord>;

@@ -4,7 +4,7 @@ import type { AppEnv } from '../env.ts';
 import { CursorAt, decodeCursor, page } from '../lib/pagination.ts';
 import { authenticate, requireActiveSubscription, requireRole } from '../middleware/auth.ts';
 import { newRouter } from '../router.ts';
-import { bearer, jsonBody, jsonResponse, many, one, pickErrors } from '../schemas.ts';
+import { bearer, jsonBody, jsonResponse, many, one, pickErrors, refusals } from '../schemas.ts';
 import { deleteExpense, listExpenses, recordExpense, toExpenseRecord } from './queries.ts';
 import { CreateExpenseBody, ExpenseListQuery, ExpenseParam, ExpenseRecord } from './schemas.ts';
 
@@ -18,18 +18,20 @@ const list = createRoute({
   method: 'get',
   path: '/expenses',
   tags,
+  operationId: 'listExpenses',
   summary: 'List expenses, newest first by the day spent (manager or owner)',
-  description: 'Deleted expenses are left out unless `include_deleted=true`.',
+  description: 'By pages (`limit`, `cursor`), filtered by category and days spent (`from`, `to`, shop time). Deleted expenses are left out unless `include_deleted=true`. Cashiers get a 403.',
   security: bearer,
   middleware: readers,
   request: { query: ExpenseListQuery },
-  responses: { 200: jsonResponse('Expenses.', many(ExpenseRecord)), ...pickErrors(401, 403, 422) },
+  responses: { 200: jsonResponse('Expenses.', many(ExpenseRecord)), ...pickErrors(401, 403) },
 });
 
 const create = createRoute({
   method: 'post',
   path: '/expenses',
   tags,
+  operationId: 'createExpense',
   summary: 'Record an expense (manager or owner)',
   description:
     'Posts the journal: debit the expense account of the category, credit the treasury account of the method. ' +
@@ -37,13 +39,18 @@ const create = createRoute({
   security: bearer,
   middleware: writers,
   request: { body: jsonBody(CreateExpenseBody) },
-  responses: { 201: jsonResponse('The expense.', one(ExpenseRecord)), ...pickErrors(400, 401, 402, 403, 413, 422) },
+  responses: {
+    201: jsonResponse('The expense.', one(ExpenseRecord)),
+    ...pickErrors(400, 401, 402, 403, 413),
+    ...refusals(422, { validation_failed: 'An input is missing or malformed, or `spent_at` is after today in the shop\'s time zone.' }),
+  },
 });
 
 const remove = createRoute({
   method: 'delete',
   path: '/expenses/{expense_id}',
   tags,
+  operationId: 'deleteExpense',
   summary: 'Delete an expense (manager or owner)',
   description:
     'Never erased: the expense is kept, marked deleted (`deleted_at`, `deleted_by`), and a reversing journal entry is posted; ' +
@@ -51,7 +58,7 @@ const remove = createRoute({
   security: bearer,
   middleware: writers,
   request: { params: ExpenseParam },
-  responses: { 204: { description: 'Deleted.' }, ...pickErrors(401, 402, 403, 404, 422) },
+  responses: { 204: { description: 'Deleted.' }, ...pickErrors(401, 402, 403, 404) },
 });
 
 export const expenseRoutes = newRouter()

@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { PaymentMethod } from '../credit/schemas.ts';
+import { CREATE_EXPENSE, EXPENSE } from './examples.ts';
 import { IsoDate, ListQuery, Money, optionalText, QueryBoolean, Timestamp, TO_NOT_BEFORE_FROM, toNotBeforeFrom, Uuid } from '../schemas.ts';
 
 export const ExpenseCategory = z.enum(['rent', 'utilities', 'salaries', 'transport', 'supplies', 'other']);
@@ -18,7 +19,7 @@ export const CreateExpenseBody = z
         'caller\'s open shift (its expected cash goes down). An earlier day: recorded at the start of that day and attached to no shift.',
     }),
   })
-  .openapi('CreateExpense');
+  .openapi('CreateExpense', { example: CREATE_EXPENSE });
 
 export const ExpenseRecord = z
   .object({
@@ -35,7 +36,7 @@ export const ExpenseRecord = z
     created_at: Timestamp,
     updated_at: Timestamp,
   })
-  .openapi('Expense');
+  .openapi('Expense', { example: EXPENSE });
 export type ExpenseRecord = z.infer<typeof ExpenseRecord>;
 
 export const ExpenseListQuery = ListQuery.extend({
