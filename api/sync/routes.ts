@@ -4,7 +4,7 @@ import type { AppEnv } from '../env.ts';
 import { errors } from '../errors.ts';
 import { authenticate, authenticateDevice, authenticateDeviceEach, authenticateEach, requireRole } from '../middleware/auth.ts';
 import { newRouter } from '../router.ts';
-import { bearer, jsonBody, jsonResponse, pickErrors } from '../schemas.ts';
+import { bearer, jsonBody, jsonResponse, pickErrors, refusals } from '../schemas.ts';
 import { readSince, writeCursor } from './cursor.ts';
 import { applyRecord, PUSH_ORDER, type Pusher } from './push.ts';
 import { entityPage, syncHorizon } from './queries.ts';
@@ -66,17 +66,23 @@ function routesAt(
       method: 'get',
       path: `${prefix}/pull`,
       tags,
+      operationId: prefix === '/sync' ? 'pullSync' : 'pullDeviceSync',
       summary: `Pull the shop's records changed since a cursor${who}`,
       description: PULL_DESCRIPTION,
       security,
       middleware: pullAuth,
       request: { query: PullQuery },
-      responses: { 200: jsonResponse('One page per entity, and the cursor to continue from.', PullResponse), ...unauthenticated, ...pickErrors(422) },
+      responses: {
+        200: jsonResponse('One page per entity, and the cursor to continue from.', PullResponse),
+        ...unauthenticated,
+        ...refusals(422, { validation_failed: '`since` is neither a cursor of this service nor an ISO-8601 date-time, or another parameter is malformed.' }),
+      },
     }),
     push: createRoute({
       method: 'post',
       path: `${prefix}/push`,
       tags,
+      operationId: prefix === '/sync' ? 'pushSync' : 'pushDeviceSync',
       summary: `Push records made offline${who}`,
       description: PUSH_DESCRIPTION,
       security,
@@ -85,7 +91,8 @@ function routesAt(
       responses: {
         200: jsonResponse('One result per record.', PushResponse),
         ...unauthenticated,
-        ...pickErrors(400, 422),
+        ...pickErrors(400),
+        ...refusals(422, { validation_failed: 'The body is not an object of record arrays. A bad record is no 422: it is `rejected` in its result, and the others still apply.' }),
         413: { ...pickErrors(413)[413], description: `Body over 8 MiB, more than ${PUSH_MAX_SALES} sales or more than ${PUSH_MAX_RECORDS} records (\`payload_too_large\`).` },
       },
     }),

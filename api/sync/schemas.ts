@@ -9,6 +9,7 @@ import { QuoteRecord } from '../quotes/schemas.ts';
 import { CreateSaleBody, SaleRecord } from '../sales/schemas.ts';
 import { Text, Timestamp, Uuid } from '../schemas.ts';
 import { CashMovementBody } from '../shifts/schemas.ts';
+import { PULL, PULLED, PUSH, PUSH_RESULTS, SYNC_CASH_MOVEMENT, SYNC_CUSTOMER, SYNC_EXPENSE, SYNC_SALE } from './examples.ts';
 
 /** What a pull serves, in this order (CONTRACT section 4). */
 // New entities go last: a cursor is a list of positions in this order, and one written before an
@@ -51,24 +52,27 @@ const deletedAt = { deleted_at: Timestamp.nullable().openapi({ description: 'Set
 export const PullResponse = z
   .object({
     data: z.object({
-      categories: z.array(CategoryRecord.extend(deletedAt)),
-      products: z.array(ProductRecord.extend(deletedAt)),
-      product_options: z.array(OptionRecord.extend(deletedAt)),
-      variants: z.array(VariantRecord.extend(deletedAt)),
-      customers: z.array(CustomerRecord.extend(deletedAt)),
-      promotions: z.array(PromotionRecord.extend(deletedAt)),
-      loyalty_tiers: z.array(TierRecord.extend(deletedAt)),
-      sales: z.array(SaleRecord.extend({ deleted_at: z.null().openapi({ description: 'Sales are never deleted: a void shows in `status`.' }) })),
+      categories: z.array(CategoryRecord.extend(deletedAt).openapi({ example: PULLED.category })),
+      products: z.array(ProductRecord.extend(deletedAt).openapi({ example: PULLED.product })),
+      product_options: z.array(OptionRecord.extend(deletedAt).openapi({ example: PULLED.option })),
+      variants: z.array(VariantRecord.extend(deletedAt).openapi({ example: PULLED.variant })),
+      customers: z.array(CustomerRecord.extend(deletedAt).openapi({ example: PULLED.customer })),
+      promotions: z.array(PromotionRecord.extend(deletedAt).openapi({ example: PULLED.promotion })),
+      loyalty_tiers: z.array(TierRecord.extend(deletedAt).openapi({ example: PULLED.tier })),
+      sales: z.array(
+        SaleRecord.extend({ deleted_at: z.null().openapi({ description: 'Sales are never deleted: a void shows in `status`.' }) }).openapi({ example: PULLED.sale }),
+      ),
       quotes: z.array(
         QuoteRecord.extend(deletedAt).openapi({
           description: 'Each with its status as shown when pulled: a till compares `valid_until` with its own date to see a quote expire later.',
+          example: PULLED.quote,
         }),
       ),
     }),
     has_more: z.object(Object.fromEntries(ENTITIES.map((entity) => [entity, z.boolean()])) as Record<EntityName, z.ZodBoolean>),
     cursor: z.string().openapi({ description: 'Opaque: send it back as `since`. Call again while any `has_more` is true.' }),
   })
-  .openapi('SyncPull');
+  .openapi('SyncPull', { example: PULL });
 
 /** The most records of one kind a push may carry; beyond, 413 (as a body over 8 MiB). */
 export const PUSH_MAX_SALES = 500;
@@ -95,7 +99,7 @@ export const PushedSale = CreateSaleBody.omit({ id: true })
     created_at: happenedAt,
     ...heldBy,
   })
-  .openapi('SyncSale');
+  .openapi('SyncSale', { example: SYNC_SALE });
 export type PushedSale = z.infer<typeof PushedSale>;
 
 export const PushedCustomer = CreateCustomerBody.extend({
@@ -106,13 +110,13 @@ export const PushedCustomer = CreateCustomerBody.extend({
       '`rejected` with code `stale` and the server\'s `record`. Omitted: a customer created on the till.',
   }),
   created_at: happenedAt,
-}).openapi('SyncCustomer');
+}).openapi('SyncCustomer', { example: SYNC_CUSTOMER });
 export type PushedCustomer = z.infer<typeof PushedCustomer>;
 
-export const PushedExpense = CreateExpenseBody.extend({ id: Uuid, ...heldBy }).openapi('SyncExpense');
+export const PushedExpense = CreateExpenseBody.extend({ id: Uuid, ...heldBy }).openapi('SyncExpense', { example: SYNC_EXPENSE });
 export type PushedExpense = z.infer<typeof PushedExpense>;
 
-export const PushedCashMovement = CashMovementBody.extend({ id: Uuid, created_at: happenedAt, ...heldBy }).openapi('SyncCashMovement');
+export const PushedCashMovement = CashMovementBody.extend({ id: Uuid, created_at: happenedAt, ...heldBy }).openapi('SyncCashMovement', { example: SYNC_CASH_MOVEMENT });
 export type PushedCashMovement = z.infer<typeof PushedCashMovement>;
 
 /**
@@ -136,7 +140,7 @@ export const PushBody = z
     expenses: records('SyncExpense'),
     cash_movements: records('SyncCashMovement'),
   })
-  .openapi('SyncPush');
+  .openapi('SyncPush', { example: PUSH });
 
 export const PushEntity = z.enum(['customers', 'sales', 'expenses', 'cash_movements']);
 export type PushEntity = z.infer<typeof PushEntity>;
@@ -155,4 +159,4 @@ export const PushResult = z
   .openapi('SyncPushResult');
 export type PushResult = z.infer<typeof PushResult>;
 
-export const PushResponse = z.object({ data: z.object({ results: z.array(PushResult) }) }).openapi('SyncPushResponse');
+export const PushResponse = z.object({ data: z.object({ results: z.array(PushResult) }) }).openapi('SyncPushResponse', { example: PUSH_RESULTS });
