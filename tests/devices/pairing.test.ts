@@ -7,6 +7,8 @@ import { startService } from '../support/service.ts';
 const api = await startService(t);
 
 const PAIRING_NOT_FOUND = { message: 'No pairing request with this code.', code: 'pairing_not_found' };
+/** The same, to the owner who claims (a French user). */
+const PAIRING_NOT_FOUND_FR = { message: "Aucune demande d'appairage ne porte ce code.", code: 'pairing_not_found' };
 
 const startPairing = async (body?: unknown) => {
   const reply = await api.request('POST', '/device-pairings', body === undefined ? {} : { body });
@@ -76,12 +78,12 @@ t.test('a code can be claimed once, and never once expired', async (t) => {
   const { owner } = await staffedShop(api);
   const pairing = await startPairing();
   t.equal((await claim(owner.token, pairing.code)).status, 201);
-  expectError(t, await claim(owner.token, pairing.code), 404, PAIRING_NOT_FOUND, 'claimed already');
+  expectError(t, await claim(owner.token, pairing.code), 404, PAIRING_NOT_FOUND_FR, 'claimed already');
   const stale = await startPairing();
   await api.ownerSql`update device_pairings set expires_at = now() - interval '1 second' where code = ${stale.code}`;
   t.strictSame((await poll(stale.code)).body, { data: { code: stale.code, status: 'expired' } });
-  expectError(t, await claim(owner.token, stale.code), 404, PAIRING_NOT_FOUND, 'expired');
-  expectError(t, await claim(owner.token, 'ZZZZZZZZ'), 404, PAIRING_NOT_FOUND, 'unknown');
+  expectError(t, await claim(owner.token, stale.code), 404, PAIRING_NOT_FOUND_FR, 'expired');
+  expectError(t, await claim(owner.token, 'ZZZZZZZZ'), 404, PAIRING_NOT_FOUND_FR, 'unknown');
 });
 
 t.test('only an owner or a manager claims a code, and only while the subscription runs', async (t) => {

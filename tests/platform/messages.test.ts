@@ -245,6 +245,8 @@ t.test('every message the routes give invalidField, AppError, errors.conflict an
     return match ? match[2]!.replace(/\\'/g, "'").replace(/\$\{[^}]*\}/g, '12') : undefined;
   };
   for (const { file, text } of await sources('api', '.ts')) {
+    // The OpenAPI examples illustrate answers; the messages themselves are raised elsewhere.
+    if (file.endsWith('examples.ts')) continue;
     const found: string[] = [];
     for (const [call, at] of [['invalidField(', 1], ['new AppError(', 2], ['errors.conflict(', 1]] as const) {
       for (let i = text.indexOf(call); i >= 0; i = text.indexOf(call, i + 1)) {
