@@ -3,7 +3,7 @@ import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { ZodError } from 'zod';
 import type { AppEnv } from './env.ts';
-import { callerLocale, requestLocale } from './lib/locale.ts';
+import { callerLocale, type Locale, requestLocale } from './lib/locale.ts';
 import { localise } from './lib/messages.ts';
 
 export type FieldErrors = Record<string, string[]>;
@@ -131,6 +131,15 @@ export function toAppError(error: unknown): AppError {
   return errors.serverError();
 }
 
+/** The CONTRACT's `{message, code, errors?}` of an error, its texts in `locale`: the error handler's answer, and each refused record of a sync push. */
+export function errorBody(appError: AppError, locale: Locale): { message: string; code: string; errors?: FieldErrors } {
+  const body: { message: string; code: string; errors?: FieldErrors } = { message: localise(appError.message, locale), code: appError.code };
+  if (appError.errors) {
+    body.errors = Object.fromEntries(Object.entries(appError.errors).map(([key, messages]) => [key, messages.map((m) => localise(m, locale))]));
+  }
+  return body;
+}
+
 /**
  * The one error handler: every error leaves the service through here, its message and each of its
  * field messages in the caller's language (api/lib/locale.ts, api/lib/messages.ts; `Content-Language` says which).
@@ -145,10 +154,7 @@ export function handleError(error: unknown, c: Context<AppEnv>): Response {
   }
   // A 401 answers a caller the service does not know (a session found over after a cached read started as its user).
   const locale = appError.status === 401 ? requestLocale(c) : callerLocale(c);
-  const body: { message: string; code: string; errors?: FieldErrors } = { message: localise(appError.message, locale), code: appError.code };
-  if (appError.errors) {
-    body.errors = Object.fromEntries(Object.entries(appError.errors).map(([key, messages]) => [key, messages.map((m) => localise(m, locale))]));
-  }
+  const body = errorBody(appError, locale);
   c.header('Content-Language', locale);
   // The unread rest of an oversized body makes the connection unusable: tell the client not to reuse it.
   if (appError.status === 413) c.header('Connection', 'close');

@@ -134,6 +134,7 @@ const FIXED: Record<string, string> = {
   'You already have an open shift: close it before opening another.': "Vous avez déjà une session de caisse ouverte : fermez-la avant d'en ouvrir une autre.",
   'This quote was already converted into a sale.': 'Ce devis a déjà été converti en vente.',
   'This product does not track stock.': "Ce produit n'est pas suivi en stock.",
+  "The server's record changed since this version: reconcile with it.": 'La fiche a changé sur le serveur depuis cette version : rapprochez les deux versions.',
   'Open a shift first: drawer cash belongs to a shift.': "Ouvrez d'abord une session de caisse : l'argent du tiroir appartient à une session.",
   'This quote was declined.': 'Ce devis a été refusé.',
   'This sale is already voided.': 'Cette vente est déjà annulée.',

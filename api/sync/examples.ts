@@ -94,7 +94,7 @@ export const PUSH_RESULTS = example({
         id: SYNC_CASH_MOVEMENT.id,
         status: 'rejected',
         code: 'no_open_shift',
-        message: 'This user has no open shift.',
+        message: "Ouvrez d'abord une session de caisse : l'argent du tiroir appartient à une session.",
       },
     ],
   },

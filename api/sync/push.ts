@@ -4,7 +4,9 @@ import { createCustomer, lockCustomer, updateCustomer } from '../customers/queri
 import type { CustomerRecord, UpdateCustomerBody } from '../customers/schemas.ts';
 import type { Sql, Tx } from '../db.ts';
 import type { Role } from '../env.ts';
-import { AppError, errors, fromZodError, invalidField, toAppError } from '../errors.ts';
+import { AppError, errorBody, errors, fromZodError, invalidField, toAppError } from '../errors.ts';
+import type { Locale } from '../lib/locale.ts';
+import { localise } from '../lib/messages.ts';
 import { recordExpense } from '../expenses/queries.ts';
 import { recordSale } from '../sales/queries.ts';
 import { roleAtLeast } from '../middleware/auth.ts';
@@ -26,6 +28,8 @@ export interface Pusher {
   userId: string | null;
   /** The bearer's role; null for a till, which acts with the role of the user each record names. */
   role: Role | null;
+  /** The language of refused records' messages: the caller's (api/lib/locale.ts). */
+  locale: Locale;
 }
 
 /** An offline record's time: the till's clock may run 5 minutes fast; a record older than 90 days is refused. */
@@ -180,17 +184,11 @@ export async function applyRecord(sql: Sql, pusher: Pusher, entity: PushEntity, 
     return { entity, id, ...outcome };
   } catch (error) {
     if (error instanceof Stale) {
-      return { entity, id, status: 'rejected', code: 'stale', message: 'The server\'s record changed since this version: reconcile with it.', record: error.record };
+      const message = localise('The server\'s record changed since this version: reconcile with it.', pusher.locale);
+      return { entity, id, status: 'rejected', code: 'stale', message, record: error.record };
     }
     const failure: AppError = toAppError(error);
     if (failure.status >= 500) log.error({ err: error, entity, record_id: id }, 'sync push record failed');
-    return {
-      entity,
-      id,
-      status: 'rejected',
-      code: failure.code,
-      message: failure.message,
-      ...(failure.errors ? { errors: failure.errors } : {}),
-    };
+    return { entity, id, status: 'rejected', ...errorBody(failure, pusher.locale) };
   }
 }

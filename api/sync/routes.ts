@@ -2,6 +2,7 @@ import { createRoute, type z } from '@hono/zod-openapi';
 import type { Context, MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../env.ts';
 import { errors } from '../errors.ts';
+import { callerLocale } from '../lib/locale.ts';
 import { authenticate, authenticateDevice, authenticateDeviceEach, authenticateEach, requireRole } from '../middleware/auth.ts';
 import { newRouter } from '../router.ts';
 import { bearer, jsonBody, jsonResponse, pickErrors, refusals } from '../schemas.ts';
@@ -133,8 +134,8 @@ async function push(c: Context<AppEnv>, body: z.infer<typeof PushBody>, pusher: 
   return { data: { results } };
 }
 
-const tillOf = (c: Context<AppEnv>): Pusher => ({ shopId: c.var.device!.shopId, deviceId: c.var.device!.id, userId: null, role: null });
-const userOf = (c: Context<AppEnv>): Pusher => ({ shopId: c.var.caller.shopId!, deviceId: null, userId: c.var.caller.userId, role: c.var.caller.role });
+const tillOf = (c: Context<AppEnv>): Pusher => ({ shopId: c.var.device!.shopId, deviceId: c.var.device!.id, userId: null, role: null, locale: callerLocale(c) });
+const userOf = (c: Context<AppEnv>): Pusher => ({ shopId: c.var.caller.shopId!, deviceId: null, userId: c.var.caller.userId, role: c.var.caller.role, locale: callerLocale(c) });
 
 export const syncRoutes = newRouter()
   .openapi(device.pull, async (c) => c.json(await pull(c, c.req.valid('query')), 200))

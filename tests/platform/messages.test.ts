@@ -5,6 +5,7 @@ import t, { type Test } from 'tap';
 import { errors } from '../../api/errors.ts';
 import { hasFrench, localise } from '../../api/lib/messages.ts';
 import { addStaff, createProduct, registerShop, type ShopFixture } from '../support/fixtures.ts';
+import { pairDevice } from '../sync/sync-fixtures.ts';
 import { EN, FR, INVALID_DATA } from '../support/replies.ts';
 import { startService, type Reply } from '../support/service.ts';
 
@@ -154,6 +155,24 @@ t.test('amounts in messages are written the caller\'s way: 149 750 FCFA / 149,75
         : 'This would bring the balance to 149,750 FCFA, over the credit ceiling of 100,000 FCFA.',
     ], `${locale}: credit_limit_exceeded`);
   }
+});
+
+t.test('a refused record of a sync push carries its messages in the caller\'s language', async (t) => {
+  const owner = await shopIn('fr');
+  const unknownProduct = { id: randomUUID(), items: [{ product_id: randomUUID(), quantity: 1 }], payments: cash(1000) };
+  const french = await api.request('POST', '/sync/push', { token: owner.token, body: { sales: [unknownProduct] } });
+  t.equal(french.status, 200);
+  t.match(french.body.data.results[0], { status: 'rejected', code: 'validation_failed', message: INVALID_DATA.fr }, 'the user\'s French');
+  t.strictSame(french.body.data.results[0].errors['items.0.product_id'], [localise('No such product in this shop.', 'fr')], 'its field message too');
+
+  const device = await pairDevice(api, owner.token);
+  const english = await api.request('POST', '/device/sync/push', {
+    headers: { authorization: `Device ${device.token}`, 'accept-language': 'en-GB' },
+    body: { sales: [{ ...unknownProduct, id: randomUUID() }] },
+  });
+  t.equal(english.status, 200);
+  t.match(english.body.data.results[0], { status: 'rejected', message: INVALID_DATA.en }, 'a till has no user: its request\'s language');
+  t.strictSame(english.body.data.results[0].errors['items.0.product_id'], ['No such product in this shop.']);
 });
 
 t.test('an English message with no French text goes out in English', async (t) => {
