@@ -199,6 +199,22 @@ t.test('the sealed Z is mailed to the owners, in the shop\'s language; managers 
   t.strictSame(mailbox.received.filter((m) => m.to.includes(manager.email) || m.to.includes(cashier.email)), []);
 });
 
+t.test('the mailed Z names the payment methods as the shop does (payment_method_labels over its language\'s defaults)', async (t) => {
+  const { owner, taxed } = await zShop('fr');
+  const named = await api.request('PUT', '/shop', { token: owner.token, body: { payment_method_labels: { carrier2_money: 'Orange Money Pro' } } });
+  t.equal(named.status, 200);
+  await sell(api, owner.token, {
+    items: [{ product_id: taxed.id, quantity: 2 }],
+    payments: [{ method: 'carrier1_momo', amount_xaf: 4_000, reference: 'MP1' }, { method: 'carrier2_money', amount_xaf: 6_000, reference: 'OM1' }],
+  });
+  await backdate(owner.shop.id, 1);
+  await seal();
+  const mail = await mailbox.next(owner.email);
+  t.match(mail.text, /- MTN MoMo : 4 000 FCFA/, 'the default name of the first carrier');
+  t.match(mail.text, /- Orange Money Pro : 6 000 FCFA/, 'the shop\'s own name');
+  t.notMatch(mail.text, /Mobile money/);
+});
+
 t.test('GET /reports/z: manager or owner, even with the subscription ended; a day is a real date not after today', async (t) => {
   const { owner, cashier, manager } = await zShop();
   t.equal((await z(manager.token)).status, 200);

@@ -1,5 +1,6 @@
 import type { Task } from 'graphile-worker';
 import { z } from 'zod';
+import { paymentLabels } from '../../api/lib/payment-labels.ts';
 import type { WorkerContext } from '../context.ts';
 import { escapeHtml, mailShopStaff, xafFormatter } from '../mailer.ts';
 
@@ -18,11 +19,6 @@ interface ZFigures {
   payments: { method: string; amount_xaf: number }[];
   expenses: { count: number; total_xaf: number };
 }
-
-const METHODS: Record<'fr' | 'en', Record<string, string>> = {
-  fr: { cash: 'Espèces', carrier1_momo: 'Mobile money 1', carrier2_money: 'Mobile money 2', card: 'Carte', bank: 'Banque', credit: 'Crédit client' },
-  en: { cash: 'Cash', carrier1_momo: 'Mobile money 1', carrier2_money: 'Mobile money 2', card: 'Card', bank: 'Bank', credit: 'Customer credit' },
-};
 
 const TEXT = {
   fr: {
@@ -63,8 +59,8 @@ const TEXT = {
 export function reportEmailZ(ctx: WorkerContext): Task {
   return async (rawPayload, helpers) => {
     const { shop_id, day } = Payload.parse(rawPayload);
-    const { rows } = await helpers.query<{ name: string; locale: 'fr' | 'en'; report: ZFigures }>(
-      `select s.name, s.locale, z.report from z_reports z join shops s on s.id = z.shop_id where z.shop_id = $1 and z.day = $2::date`,
+    const { rows } = await helpers.query<{ name: string; locale: 'fr' | 'en'; payment_method_labels: Record<string, string> | null; report: ZFigures }>(
+      `select s.name, s.locale, s.payment_method_labels, z.report from z_reports z join shops s on s.id = z.shop_id where z.shop_id = $1 and z.day = $2::date`,
       [shop_id, day],
     );
     const found = rows[0];
@@ -74,7 +70,9 @@ export function reportEmailZ(ctx: WorkerContext): Task {
     const xaf = xafFormatter(locale);
     const z = found.report;
     const colon = locale === 'fr' ? ' :' : ':';
-    const paymentLines = z.payments.map((payment) => `- ${METHODS[locale][payment.method] ?? payment.method}${colon} ${xaf(payment.amount_xaf)}`);
+    // The shop's own names of its payment methods (MTN MoMo, Orange Money...), as on its receipts.
+    const methods: Record<string, string> = paymentLabels(locale, found.payment_method_labels);
+    const paymentLines = z.payments.map((payment) => `- ${methods[payment.method] ?? payment.method}${colon} ${xaf(payment.amount_xaf)}`);
     const lines = [...t.lines(z, xaf), '', `${t.payments}${colon}`, ...paymentLines];
     const text = [t.subject(found.name, z), '', ...lines, '', t.outro, ''].join('\n');
     const html = [`<h2>${escapeHtml(t.subject(found.name, z))}</h2>`, ...lines.map((line) => (line ? `<p>${escapeHtml(line)}</p>` : '')), `<p>${escapeHtml(t.outro)}</p>`].join('\n');
