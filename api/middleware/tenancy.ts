@@ -28,10 +28,11 @@ export async function inTenant<T>(
     const begun = (options.readOnly ? connection`begin read only` : connection`begin`).execute();
     const scoped = connection`select set_config('app.shop_id', ${scope.shopId ?? ''}, true), set_config('app.user_id', ${scope.userId ?? ''}, true)`.execute();
     // `check` (a cached caller's session, authenticate) goes out before the body's first statement.
-    const checked = options.check ? options.check(connection as unknown as Tx) : Promise.resolve();
+    const tx = connection as unknown as Tx;
+    const checked = options.check ? settled(() => options.check!(tx)) : Promise.resolve();
     // The body settles before anything else is sent: a statement it still had in flight must never
     // run after the rollback, outside the transaction.
-    const [begin, scope_, check, outcome] = await Promise.allSettled([begun, scoped, checked, body(connection as unknown as Tx)]);
+    const [begin, scope_, check, outcome] = await Promise.allSettled([begun, scoped, checked, settled(() => body(tx))]);
     const failure = [begin, scope_, check, outcome].find((settled) => settled.status === 'rejected');
     if (failure) {
       await connection`rollback`.catch(() => undefined);
@@ -53,6 +54,19 @@ export async function inTenant<T>(
     return result;
   } finally {
     if (!handedBack) connection.release();
+  }
+}
+
+/**
+ * `run()` as a promise, also when it throws before returning one (a function that is not async, or a
+ * query that fails to build): such a throw must reach the rollback above, not leave the transaction
+ * open on a connection handed back to the pool.
+ */
+function settled<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return run();
+  } catch (error) {
+    return Promise.reject(error);
   }
 }
 

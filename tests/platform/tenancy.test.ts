@@ -96,6 +96,20 @@ t.test('inTenant pipelines BEGIN: a failing body is rolled back whole, even with
   t.equal(committed, 1, 'and the connection serves the next transaction');
 });
 
+t.test('a body that throws before returning a promise (not async, or a query that fails to build) is rolled back too, and the connection goes back clean', async (t) => {
+  const single = createSql(api.runtime.appUrl, { max: 1 });
+  t.teardown(() => single.end({ timeout: 1 }));
+  const thrown = (): Promise<never> => {
+    throw new Error('thrown before any promise');
+  };
+  await t.rejects(inTenant(single, { shopId: shopA.shop.id, userId: null }, thrown), /thrown before any promise/);
+  await t.rejects(inTenant(single, { shopId: shopA.shop.id, userId: null }, async () => 1, { check: thrown }), /thrown before any promise/, 'a check that throws the same way');
+  await single`select set_config('app.probe', 'set', true)`;
+  const [state] = await single<{ probe: string; shop: string }[]>`
+    select coalesce(current_setting('app.probe', true), '') as probe, coalesce(current_setting('app.shop_id', true), '') as shop`;
+  t.strictSame(state, { probe: '', shop: '' }, 'no transaction left open, no shop set');
+});
+
 t.test('a read-only request transaction refuses any write, and its connection goes back clean though its commit is not awaited', async (t) => {
   const single = createSql(api.runtime.appUrl, { max: 1 });
   t.teardown(() => single.end({ timeout: 1 }));
