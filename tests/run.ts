@@ -87,21 +87,7 @@ const template = await ensureTemplate(serverUrl);
 // `npm test -- tests/auth` runs one folder: tap itself wants files, so folders are expanded here.
 const testFiles = (folder: string) =>
   readdirSync(folder, { recursive: true }).map(String).filter((f) => f.endsWith('.test.ts')).map((f) => path.join(folder, f)).sort();
-/**
- * `--typecheck` (the README's `npm test`): `tsc --noEmit` runs beside the first phase, which leaves
- * part of the machine idle while tests wait on the database, and is awaited before the chaos phase,
- * which must have the machine to itself. A type error fails the run, its report printed in full.
- */
-const typecheck = process.argv.includes('--typecheck')
-  ? new Promise<{ code: number; output: string }>((resolve) => {
-      const tsc = spawn(process.execPath, [path.resolve('node_modules/typescript/bin/tsc'), '--noEmit', '-p', '.'], { stdio: ['ignore', 'pipe', 'pipe'] });
-      let output = '';
-      tsc.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-      tsc.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-      tsc.on('exit', (status, signal) => resolve({ code: status ?? (signal ? 1 : 0), output }));
-    })
-  : undefined;
-const targets = process.argv.slice(2).filter((arg) => arg !== '--typecheck').flatMap((arg) =>
+const targets = process.argv.slice(2).flatMap((arg) =>
   !arg.startsWith('-') && statSync(arg, { throwIfNoEntry: false })?.isDirectory() ? testFiles(arg) : [arg],
 );
 
@@ -143,33 +129,16 @@ async function runTap(files: string[], jobs: number): Promise<{ code: number; pa
   return { code, pass: count('pass'), fail: count('fail'), skipped: count('skip') + count('todo') };
 }
 
-let typeErrors = false;
-async function typecheckResult(): Promise<number> {
-  const { code: status, output } = await typecheck!;
-  process.stdout.write(status === 0 ? '\ntsc --noEmit: no type error\n' : `\ntsc --noEmit failed:\n${output}\n`);
-  typeErrors ||= status !== 0;
-  return status;
-}
-
 let code = 0;
 const totals = { pass: 0, fail: 0, skipped: 0 };
-for (const [index, phase] of phases.entries()) {
-  if (index === 1 && typecheck) {
-    const status = await typecheckResult();
-    code ||= status;
-  }
-  if (!phase.files.length) continue;
+for (const phase of phases.filter((p) => p.files.length)) {
   const result = await runTap(phase.files, phase.jobs);
   code ||= result.code;
   totals.pass += result.pass;
   totals.fail += result.fail;
   totals.skipped += result.skipped;
 }
-if (phases.length < 2 && typecheck) {
-  const status = await typecheckResult();
-  code ||= status;
-}
 // Restated as one plain closing line CI can read.
-process.stdout.write(`\n${totals.pass} passed, ${totals.fail} failed${totals.skipped ? `, ${totals.skipped} skipped` : ''}${typeErrors ? ', and tsc found type errors (above)' : ''}\n`);
+process.stdout.write(`\n${totals.pass} passed, ${totals.fail} failed${totals.skipped ? `, ${totals.skipped} skipped` : ''}\n`);
 await embedded?.stop();
 process.exit(code);
