@@ -96,11 +96,13 @@ export function receiptLayout(input: ReceiptInput, columns: number, locale: Rece
     if (payment.reference) plain(wrap(`${t.reference} ${payment.reference}`, columns - 2).map((line) => `  ${line}`));
   }
   if (sale.change_xaf) plain(row(t.change, formatXaf(sale.change_xaf, locale), columns));
-  if (sale.credit_xaf) {
+  // A void gives back the points and cancels what the customer's account owed: a voided receipt shows neither, as the invoice.
+  const voided = sale.status === 'voided';
+  if (sale.credit_xaf && !voided) {
     row(t.balanceDue, formatXaf(sale.credit_xaf, locale), columns).forEach((text) => blocks.push({ kind: 'line', text, bold: true }));
   }
 
-  if (sale.points_earned || sale.points_redeemed) {
+  if ((sale.points_earned || sale.points_redeemed) && !voided) {
     rule();
     if (sale.points_earned) plain(row(t.pointsEarned, String(sale.points_earned), columns));
     if (sale.points_redeemed) plain(row(t.pointsRedeemed, String(sale.points_redeemed), columns));

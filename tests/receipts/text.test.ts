@@ -99,6 +99,18 @@ t.test('a voided sale is marked in the text receipt', async (t) => {
   t.equal(textOf(input, 'en').split('\n').filter((line) => line.trim() === '*** VOIDED ***').length, 2);
 });
 
+t.test('a voided sale\'s receipt shows no points and no balance due, as its invoice: the void gave both back', async (t) => {
+  const sale = { points_earned: 17, points_redeemed: 5, credit_xaf: 2000 };
+  const live = receiptInput({ customer: CUSTOMER, sale });
+  const voided = receiptInput({ customer: CUSTOMER, sale: { ...sale, status: 'voided', void_reason: 'Doublon', voided_at: '2026-11-21T14:00:00Z' } });
+  const printed = (input: typeof live) => textLines(readEscPos(renderEscPos(input, 80, 'fr'))).map((line) => line.text).join('\n');
+  for (const [form, render] of [['text', (input: typeof live) => renderText(input, 'fr', 'fixed')], ['ESC/POS', printed]] as const) {
+    t.match(render(live), /Points gagnés/, `${form}: a live sale shows its points`);
+    t.match(render(live), /Reste dû/, `${form}: and its balance due`);
+    t.notMatch(render(voided), /Points gagnés|Points utilisés|Reste dû/, `${form}: a voided one shows neither`);
+  }
+});
+
 t.test('the chat style, for WhatsApp and SMS, pads nothing: each amount ends its own line, the total is bold', async (t) => {
   const input = receiptInput({ customer: CUSTOMER, sale: { credit_xaf: 2000 } });
   input.sale.items.push(item({ name: LONG_NAME, quantity: 1, unit_price_xaf: 1000 }));
