@@ -5,6 +5,7 @@ import nodemailer from 'nodemailer';
 import addressparser from 'nodemailer/lib/addressparser';
 import type { JobHelpers } from 'graphile-worker';
 import type pg from 'pg';
+import { formatXaf } from '../api/receipts/format.ts';
 
 /** Text for an HTML part. */
 export const escapeHtml = (value: string) =>
@@ -12,8 +13,7 @@ export const escapeHtml = (value: string) =>
 
 /** Integer XAF in a mail's language: `12 500 FCFA` in French, `12,500 FCFA` in English. */
 export function xafFormatter(locale: 'fr' | 'en'): (amount: number) => string {
-  const number = new Intl.NumberFormat(locale === 'fr' ? 'fr-FR' : 'en-GB', { maximumFractionDigits: 0 });
-  return (amount) => `${number.format(amount).replace(/\u202f|\u00a0/g, ' ')} FCFA`;
+  return (amount) => formatXaf(amount, locale);
 }
 
 export interface Mail {

@@ -8,6 +8,7 @@
  * English. An English message with no entry goes out as it came: a missing translation is never an
  * error.
  */
+import { DECIMAL_MARK, groupDigits } from '../receipts/format.ts';
 import type { Locale } from './locale.ts';
 
 type Render = (locale: Locale, ...values: string[]) => string;
@@ -18,8 +19,7 @@ export function formatNumber(text: string, locale: Locale): string {
   if (!match) return text;
   const [, sign, whole, fraction = ''] = match;
   const decimals = fraction.replace(/0+$/, '');
-  const grouped = whole!.replace(/\B(?=(\d{3})+(?!\d))/g, locale === 'fr' ? ' ' : ',');
-  return `${sign}${grouped}${decimals ? (locale === 'fr' ? ',' : '.') + decimals : ''}`;
+  return `${sign}${groupDigits(whole!, locale)}${decimals ? DECIMAL_MARK[locale] + decimals : ''}`;
 }
 
 /** Integer XAF as people in the CFA franc zone write it: `149 750 FCFA` / `149,750 FCFA`. */

@@ -15,8 +15,10 @@ export type ReceiptLocale = 'fr' | 'en';
 export type PaymentMethod = (typeof SaleMethod.options)[number];
 
 const GROUP_SEPARATOR: Record<ReceiptLocale, string> = { fr: ' ', en: ',' };
+export const DECIMAL_MARK: Record<ReceiptLocale, string> = { fr: ',', en: '.' };
 
-const groupDigits = (digits: string, locale: ReceiptLocale) => digits.replace(/\B(?=(\d{3})+(?!\d))/g, GROUP_SEPARATOR[locale]);
+/** Digits grouped by three the way `locale` writes them: `149 750` / `149,750`. Documents, mails and error messages all use it. */
+export const groupDigits = (digits: string, locale: ReceiptLocale) => digits.replace(/\B(?=(\d{3})+(?!\d))/g, GROUP_SEPARATOR[locale]);
 
 /** Integer XAF: `12 500 FCFA`, `0 FCFA`, `-1 500 FCFA` in French; `12,500 FCFA` in English. */
 export function formatXaf(amount: number, locale: ReceiptLocale): string {
@@ -31,7 +33,7 @@ function formatDecimal(value: number, places: number, locale: ReceiptLocale): st
   const [whole, fraction = ''] = fixed.split('.');
   const trimmed = fraction.replace(/0+$/, '');
   const sign = value < 0 && Number(fixed) !== 0 ? '-' : '';
-  return `${sign}${groupDigits(whole!, locale)}${trimmed ? (locale === 'fr' ? ',' : '.') + trimmed : ''}`;
+  return `${sign}${groupDigits(whole!, locale)}${trimmed ? DECIMAL_MARK[locale] + trimmed : ''}`;
 }
 
 /** Quantities: up to 3 decimals, no trailing zeros (`2`, `1,5` / `1.5`, `0,125`, `1 234,5` / `1,234.5`). */

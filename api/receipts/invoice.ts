@@ -15,7 +15,7 @@
 import { paymentLabels } from '../lib/payment-labels.ts';
 import type { ReceiptInput, SaleRecord } from '../sales/schemas.ts';
 import { CAMEROON_VAT, cameroonVatParts, formatDateTime, formatQuantity, formatRate, formatXaf, LABELS, lineGross, paragraphs, type ReceiptLocale } from './format.ts';
-import { discountParts, paymentsMade } from './layout.ts';
+import { discountParts, paymentsMade, standing } from './layout.ts';
 import { closingInWords } from './words.ts';
 
 export type InvoiceFormat = 'a4' | 'a3';
@@ -335,17 +335,16 @@ export function renderInvoice(input: ReceiptInput, format: InvoiceFormat, locale
   const xaf = (amount: number) => formatXaf(amount, locale);
   const discounts = discountParts(sale);
   const paid = paymentState(input);
-  const voided = sale.status === 'voided';
+  const left = standing(sale);
 
   const methods = paymentLabels(locale, shop.payment_method_labels);
   const payments = paymentsMade(sale).map((payment) => [methods[payment.method], payment.reference ?? '', xaf(payment.amount_xaf)]);
-  // A void takes the points back both ways: a voided invoice shows none.
   const settlement: Total[] = [
     sale.change_xaf ? { label: t.change, value: xaf(sale.change_xaf) } : null,
     paid?.settled_xaf ? { label: t.settledOnAccount, value: xaf(paid.settled_xaf) } : null,
     paid?.due_xaf ? { label: t.balanceDue, value: xaf(paid.due_xaf), grand: true } : null,
-    sale.points_earned && !voided ? { label: t.pointsEarned, value: String(sale.points_earned) } : null,
-    sale.points_redeemed && !voided ? { label: t.pointsRedeemed, value: String(sale.points_redeemed) } : null,
+    left.points_earned ? { label: t.pointsEarned, value: String(left.points_earned) } : null,
+    left.points_redeemed ? { label: t.pointsRedeemed, value: String(left.points_redeemed) } : null,
   ].filter((row) => row !== null);
   const refunds = sale.refunds.map((refund) => [formatDateTime(refund.created_at, shop.timezone), methods[refund.method], refund.reason ?? '', xaf(-refund.total_xaf)]);
 
@@ -359,7 +358,7 @@ export function renderInvoice(input: ReceiptInput, format: InvoiceFormat, locale
     sections.push({ kind: 'heading', text: t.refunds }, { kind: 'table', name: 'refunds', columns: [{}, {}, {}, { numeric: true }], rows: refunds });
   }
   // A sale left on the customer's account is signed for by the customer.
-  if (sale.credit_xaf && !voided) sections.push({ kind: 'text', name: 'signature', paragraphs: [`${t.signature}${colon}`] });
+  if (left.credit_xaf) sections.push({ kind: 'text', name: 'signature', paragraphs: [`${t.signature}${colon}`] });
 
   const stamp: PrintedDocument['stamp'] = !paid
     ? null
@@ -379,7 +378,7 @@ export function renderInvoice(input: ReceiptInput, format: InvoiceFormat, locale
         ...(sale.status === 'partially_refunded' ? [t.partiallyRefunded] : sale.status === 'refunded' ? [t.refunded] : []),
       ],
       stamp,
-      banner: voided ? { text: t.voidedSale, at: sale.voided_at, details: sale.void_reason ? [{ label: t.voidReason, value: sale.void_reason }] : [] } : null,
+      banner: left.voided ? { text: t.voidedSale, at: sale.voided_at, details: sale.void_reason ? [{ label: t.voidReason, value: sale.void_reason }] : [] } : null,
       customer,
       lines: sale.items,
       subtotal_xaf: sale.subtotal_xaf,

@@ -22,6 +22,16 @@ export const COLUMNS = { 58: 32, 80: 48 } as const satisfies Record<PaperWidth, 
  */
 export const paymentsMade = (sale: SaleRecord) => sale.payments.filter((p) => p.kind === 'payment' && p.method !== 'credit');
 
+/**
+ * What a sale still shows of its points and of what it left on the customer's account: a void gives
+ * the points back both ways and cancels that debt, so a voided sale shows none of them (nor the
+ * customer's signature) on any document.
+ */
+export function standing(sale: SaleRecord): { voided: boolean; points_earned: number; points_redeemed: number; credit_xaf: number } {
+  const voided = sale.status === 'voided';
+  return voided ? { voided, points_earned: 0, points_redeemed: 0, credit_xaf: 0 } : { voided, points_earned: sale.points_earned, points_redeemed: sale.points_redeemed, credit_xaf: sale.credit_xaf };
+}
+
 /** The lines' own discounts, the promotions and the redeemed points, summed over the sale. */
 export function discountParts(sale: SaleRecord): { lines: number; promotions: number; points: number } {
   return sale.items.reduce(
@@ -96,16 +106,15 @@ export function receiptLayout(input: ReceiptInput, columns: number, locale: Rece
     if (payment.reference) plain(wrap(`${t.reference} ${payment.reference}`, columns - 2).map((line) => `  ${line}`));
   }
   if (sale.change_xaf) plain(row(t.change, formatXaf(sale.change_xaf, locale), columns));
-  // A void gives back the points and cancels what the customer's account owed: a voided receipt shows neither, as the invoice.
-  const voided = sale.status === 'voided';
-  if (sale.credit_xaf && !voided) {
-    row(t.balanceDue, formatXaf(sale.credit_xaf, locale), columns).forEach((text) => blocks.push({ kind: 'line', text, bold: true }));
+  const left = standing(sale);
+  if (left.credit_xaf) {
+    row(t.balanceDue, formatXaf(left.credit_xaf, locale), columns).forEach((text) => blocks.push({ kind: 'line', text, bold: true }));
   }
 
-  if ((sale.points_earned || sale.points_redeemed) && !voided) {
+  if (left.points_earned || left.points_redeemed) {
     rule();
-    if (sale.points_earned) plain(row(t.pointsEarned, String(sale.points_earned), columns));
-    if (sale.points_redeemed) plain(row(t.pointsRedeemed, String(sale.points_redeemed), columns));
+    if (left.points_earned) plain(row(t.pointsEarned, String(left.points_earned), columns));
+    if (left.points_redeemed) plain(row(t.pointsRedeemed, String(left.points_redeemed), columns));
   }
 
   if (sale.refunds.length > 0) {
@@ -123,7 +132,7 @@ export function receiptLayout(input: ReceiptInput, columns: number, locale: Rece
   }
 
   // A sale left on the customer's account is signed for by the customer.
-  if (sale.credit_xaf && sale.status !== 'voided') {
+  if (left.credit_xaf) {
     blank();
     blank();
     plain([`${t.signature}${locale === 'fr' ? ' :' : ':'}`, '_'.repeat(Math.min(columns, 32))]);
