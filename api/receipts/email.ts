@@ -10,7 +10,7 @@ import { paymentLabels } from '../lib/payment-labels.ts';
 import type { ReceiptInput } from '../sales/schemas.ts';
 import { formatDateTime, formatQuantity, formatRate, formatXaf, LABELS, lineGross, paragraphs, type ReceiptLocale } from './format.ts';
 import { escapeHtml, renderInvoice } from './invoice.ts';
-import { discountParts, paymentsMade } from './layout.ts';
+import { discountParts, paymentsMade, standing } from './layout.ts';
 import { renderText } from './text.ts';
 
 /** The widest the message's column grows: a phone's width, centred on a wider screen. */
@@ -126,12 +126,13 @@ export function renderReceiptEmail(input: ReceiptInput, locale: ReceiptLocale): 
     ...(payment.reference ? [{ label: `${t.reference} ${payment.reference}`, indent: true, note: true }] : []),
   ]);
   if (sale.change_xaf) payments.push({ label: t.change, amount: xaf(sale.change_xaf) });
-  if (sale.credit_xaf) payments.push({ label: t.balanceDue, amount: xaf(sale.credit_xaf), strong: true });
+  const left = standing(sale);
+  if (left.credit_xaf) payments.push({ label: t.balanceDue, amount: xaf(left.credit_xaf), strong: true });
   if (payments.length) parts.push(`<h2 style="${STYLE.heading}">${escapeHtml(t.payments)}</h2>`, rowsTable(payments));
 
   const points: Row[] = [
-    ...(sale.points_earned && sale.status !== 'voided' ? [{ label: t.pointsEarned, amount: String(sale.points_earned) }] : []),
-    ...(sale.points_redeemed ? [{ label: t.pointsRedeemed, amount: String(sale.points_redeemed) }] : []),
+    ...(left.points_earned ? [{ label: t.pointsEarned, amount: String(left.points_earned) }] : []),
+    ...(left.points_redeemed ? [{ label: t.pointsRedeemed, amount: String(left.points_redeemed) }] : []),
   ];
   if (points.length) parts.push(rule, rowsTable(points));
 

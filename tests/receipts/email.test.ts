@@ -123,12 +123,14 @@ t.test('the English receipt e-mail uses the English words and numbers', async (t
   }
 });
 
-t.test('a voided sale\'s receipt e-mail says so and shows no points earned', async (t) => {
-  const input = receiptInput({ sale: { status: 'voided', voided_at: '2026-11-21T14:00:00.000Z', void_reason: 'Erreur de caisse' } });
+t.test('a voided sale\'s receipt e-mail says so and shows no points and no balance due, as its invoice', async (t) => {
+  const input = receiptInput({ sale: { status: 'voided', voided_at: '2026-11-21T14:00:00.000Z', void_reason: 'Erreur de caisse', points_earned: 17, points_redeemed: 5, credit_xaf: 2000 } });
   const text = visibleText(renderReceiptEmail(input, 'fr')).replace(/\s+/g, ' ');
   t.ok(text.includes('VENTE ANNULÉE - 21/11/2026 15:00'));
   t.ok(text.includes('Motif : Erreur de caisse'));
   t.notOk(text.includes('Points gagnés'));
+  t.notOk(text.includes('Points utilisés'));
+  t.notOk(text.includes('Reste dû'));
 });
 
 t.test('every text from the shop, the customer or the sale is escaped in the receipt e-mail', async (t) => {
