@@ -13,20 +13,25 @@ const schema = z.object({
   APP_URL: z.url().optional(),
   SMTP_URL: z.string().refine((value) => /^smtps?:\/\/\S+$/.test(value) && URL.canParse(value), 'must be an smtp:// or smtps:// URL').optional(),
   MAIL_FROM: z.string().min(3).default('Point de vente <no-reply@pos.local>'),
-  // Where subscription charges go (api/billing/providers/): the simulator (default) or MTN MoMo's
-  // Collection API; each mobile-money method may name its own.
-  MOBILE_MONEY_PROVIDER: z.enum(['simulator', 'mtn_momo']).default('simulator'),
-  MOBILE_MONEY_PROVIDER_CARRIER1_MOMO: z.enum(['simulator', 'mtn_momo']).optional(),
-  MOBILE_MONEY_PROVIDER_CARRIER2_MONEY: z.enum(['simulator', 'mtn_momo']).optional(),
-  MOMO_BASE_URL: z.url().default('https://sandbox.momodeveloper.mtn.com'),
+  // Where subscription charges go (api/billing/providers/): the simulator (default), MTN MoMo's
+  // Collection API directly, or pawaPay (MTN and Orange); each mobile-money method may name its own.
+  MOBILE_MONEY_PROVIDER: z.enum(['simulator', 'mtn_momo', 'pawapay']).default('simulator'),
+  MOBILE_MONEY_PROVIDER_CARRIER1_MOMO: z.enum(['simulator', 'mtn_momo', 'pawapay']).optional(),
+  MOBILE_MONEY_PROVIDER_CARRIER2_MONEY: z.enum(['simulator', 'mtn_momo', 'pawapay']).optional(),
+  // Where providers send their callbacks (`<PUBLIC_BASE_URL>/api/v1/billing/callbacks/...`); none are asked for when unset.
+  PUBLIC_BASE_URL: z.url().optional(),
+  MOMO_BASE_URL: z.url().optional(),
   MOMO_TARGET_ENVIRONMENT: z.string().min(1).default('sandbox'),
-  MOMO_CURRENCY: z.string().regex(/^[A-Z]{3}$/).default('XAF'),
+  MOMO_CURRENCY: z.string().regex(/^[A-Z]{3}$/).optional(),
   MOMO_API_USER: z.string().min(1).optional(),
   MOMO_API_KEY: z.string().min(1).optional(),
   MOMO_SUBSCRIPTION_KEY: z.string().min(1).optional(),
   // The country code put before a local number (9 digits in Cameroon) to make the payer's MSISDN.
   MOMO_COUNTRY_CODE: z.string().regex(/^[0-9]{1,4}$/).default('237'),
   MOMO_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+  PAWAPAY_BASE_URL: z.url().default('https://api.sandbox.pawapay.io'),
+  PAWAPAY_API_TOKEN: z.string().min(1).optional(),
+  PAWAPAY_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DATA_DIR: z.string().min(1).default('.data'),
   EMBEDDED_PG_PORT: z.coerce.number().int().min(1).max(65535).default(54329),
@@ -46,7 +51,12 @@ const schema = z.object({
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(25_000),
 });
 
-export type Config = z.infer<typeof schema>;
+/** MTN's hosts (momodeveloper.mtn.com, "Go live"): the sandbox takes the target `sandbox` and EUR only; production a country's target (`mtncameroon`...). */
+export const MOMO_SANDBOX_URL = 'https://sandbox.momodeveloper.mtn.com';
+export const MOMO_PRODUCTION_URL = 'https://proxy.momoapi.mtn.com';
+
+/** The settings once read: MTN's base URL and currency follow its target environment when not given. */
+export type Config = Omit<z.infer<typeof schema>, 'MOMO_BASE_URL' | 'MOMO_CURRENCY'> & { MOMO_BASE_URL: string; MOMO_CURRENCY: string };
 
 export class ConfigError extends Error {}
 
@@ -62,18 +72,52 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     const name = String(issue.path[0] ?? 'environment');
     throw new ConfigError(`Invalid configuration: ${name} ${issue.message.replace(/^Invalid input: /, '')}`);
   }
-  const config = parsed.data;
+  const sandbox = parsed.data.MOMO_TARGET_ENVIRONMENT === 'sandbox';
+  const config: Config = {
+    ...parsed.data,
+    MOMO_BASE_URL: parsed.data.MOMO_BASE_URL ?? MOMO_SANDBOX_URL,
+    MOMO_CURRENCY: parsed.data.MOMO_CURRENCY ?? (sandbox ? 'EUR' : 'XAF'),
+  };
   if (config.NODE_ENV === 'production' && !config.APP_KEY) {
     throw new ConfigError('Invalid configuration: APP_KEY is required when NODE_ENV=production');
   }
   if (config.NODE_ENV === 'production' && !config.DATABASE_URL) {
     throw new ConfigError('Invalid configuration: DATABASE_URL is required when NODE_ENV=production');
   }
-  const momoUsed = [config.MOBILE_MONEY_PROVIDER, config.MOBILE_MONEY_PROVIDER_CARRIER1_MOMO, config.MOBILE_MONEY_PROVIDER_CARRIER2_MONEY].includes('mtn_momo');
-  for (const name of ['MOMO_API_USER', 'MOMO_API_KEY', 'MOMO_SUBSCRIPTION_KEY'] as const) {
-    if (momoUsed && !config[name]) throw new ConfigError(`Invalid configuration: ${name} is required when a mobile-money provider is mtn_momo`);
+  const used = new Set([config.MOBILE_MONEY_PROVIDER, config.MOBILE_MONEY_PROVIDER_CARRIER1_MOMO, config.MOBILE_MONEY_PROVIDER_CARRIER2_MONEY]);
+  if (used.has('mtn_momo')) checkMomo(config, parsed.data.MOMO_BASE_URL);
+  if (used.has('pawapay') && !config.PAWAPAY_API_TOKEN) {
+    throw new ConfigError('Invalid configuration: PAWAPAY_API_TOKEN is required when a mobile-money provider is pawapay');
   }
   return config;
+}
+
+/**
+ * MTN's settings must name one environment: the sandbox host with the target `sandbox` and EUR, or a
+ * country's target with the production host given explicitly. A mix would send real payers' numbers
+ * to the sandbox, or test requests to production; it stops the process instead.
+ */
+function checkMomo(config: Config, baseUrlGiven: string | undefined): void {
+  for (const name of ['MOMO_API_USER', 'MOMO_API_KEY', 'MOMO_SUBSCRIPTION_KEY'] as const) {
+    if (!config[name]) throw new ConfigError(`Invalid configuration: ${name} is required when a mobile-money provider is mtn_momo`);
+  }
+  const host = new URL(config.MOMO_BASE_URL).host;
+  const target = config.MOMO_TARGET_ENVIRONMENT;
+  if (target === 'sandbox') {
+    if (host === new URL(MOMO_PRODUCTION_URL).host) {
+      throw new ConfigError(`Invalid configuration: MOMO_BASE_URL is MTN's production host but MOMO_TARGET_ENVIRONMENT is sandbox: set the country's target (mtncameroon...)`);
+    }
+    if (config.MOMO_CURRENCY !== 'EUR') {
+      throw new ConfigError(`Invalid configuration: MOMO_CURRENCY must be EUR with MOMO_TARGET_ENVIRONMENT=sandbox (MTN's sandbox takes EUR only), not ${config.MOMO_CURRENCY}`);
+    }
+    return;
+  }
+  if (!baseUrlGiven) {
+    throw new ConfigError(`Invalid configuration: MOMO_BASE_URL is required when MOMO_TARGET_ENVIRONMENT is ${target} (MTN's production host is ${MOMO_PRODUCTION_URL})`);
+  }
+  if (host === new URL(MOMO_SANDBOX_URL).host) {
+    throw new ConfigError(`Invalid configuration: MOMO_BASE_URL is MTN's sandbox but MOMO_TARGET_ENVIRONMENT is ${target}: the sandbox takes the target sandbox only`);
+  }
 }
 
 /** Entry points call this: it prints the one line and exits instead of throwing. */

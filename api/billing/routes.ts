@@ -1,21 +1,27 @@
 /**
- * Subscription billing (CONTRACT section 10): plans, the shop's subscription and charges, a
- * mobile-money charge to subscribe, and its confirmation. Paying is never blocked by an ended
- * subscription (no 402 here). The charge's settling, once however many confirm or poll it at the
- * same time, is one SQL function (db/functions/billing/charge_settle.sql); the worker polls every
- * pending charge too (worker/tasks/charge__poll.ts).
+ * Subscription billing (CONTRACT sections 10 and 12): plans, the shop's subscription and charges, a
+ * mobile-money charge to subscribe, its confirmation, and the providers' callbacks. Paying is never
+ * blocked by an ended subscription (no 402 here). No provider is called while a transaction is open:
+ * the payer check and a confirmation's question run before the request's transaction
+ * (`afterOutsideCall`), and the request to pay is sent by the worker once the charge has committed
+ * (worker/tasks/charge__poll.ts). How a charge moves on what the provider says: ./charges.ts; its
+ * settling, once however many ask at the same time: db/functions/billing/charge_settle.sql.
  */
 import { createRoute, z } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../env.ts';
 import { errors, invalidField } from '../errors.ts';
-import { authenticate, requireRole } from '../middleware/auth.ts';
+import { callerLocale } from '../lib/locale.ts';
+import { afterOutsideCall, authenticate, requireRole, validInput } from '../middleware/auth.ts';
+import { clientAddress, hit, LIMITS } from '../middleware/rate-limit.ts';
+import { inTenant } from '../middleware/tenancy.ts';
 import { newRouter } from '../router.ts';
 import { subscriptionStatus } from '../shop/queries.ts';
-import { bearer, jsonBody, jsonResponse, one, pickErrors, refusals } from '../schemas.ts';
-import { chargeStatus, providerFor } from './providers/index.ts';
-import { billingOf, findCharge, findPlan, insertCharge, listPlans, newReference, settleCharge, toCharge } from './queries.ts';
-import { Billing, Charge, Plan, ReferenceParam, SubscribeBody } from './schemas.ts';
+import { bearer, errorResponses, jsonBody, jsonResponse, one, pickErrors, refusals } from '../schemas.ts';
+import { askProvider } from './charges.ts';
+import { providerFor } from './providers/index.ts';
+import { billingOf, chargeCallback, findCharge, findPendingCharge, findPlan, insertCharge, listPlans, tenantBook, toCharge } from './queries.ts';
+import { Billing, CallbackParams, Charge, Plan, ReferenceParam, SubscribeBody } from './schemas.ts';
 
 const shopUsers: MiddlewareHandler<AppEnv>[] = [authenticate, requireRole('cashier')];
 const owners: MiddlewareHandler<AppEnv>[] = [authenticate, requireRole('owner')];
@@ -52,19 +58,28 @@ const subscribeRoute = createRoute({
   operationId: 'subscribe',
   summary: 'Ask the payer\'s phone for a mobile-money payment of a plan (owner)',
   description: [
-    'Creates a `pending` charge of the plan\'s price and sends the request to pay to the provider (`MOBILE_MONEY_PROVIDER`; the default simulator decides by',
-    'the number\'s last digit: 1 fails with `payer_declined`, 2 stays pending, any other succeeds). The payer approves on the phone; the charge is then',
-    'confirmed by POST /billing/confirm/{reference} or by the worker, which polls every pending charge (first within seconds, then backing off; after 24 hours',
-    'still pending it is `expired`). On success the subscription runs the plan\'s period from the later of now and its current end. Works whatever the',
-    'subscription\'s state (never 402). An unknown or retired `plan_id` is a 422 on plan_id. A provider that refuses the request fails the charge at once.',
+    'First checks with the operator that the number holds an active mobile-money wallet (MTN\'s account-holder check; pawaPay\'s provider',
+    'prediction): a number without one is a 422 `payer_not_found` on `phone`, and no charge is made. When the operator cannot be asked, the',
+    'charge is made all the same (the operator refuses an unknown payer itself). Then creates a `pending` charge of the plan\'s price and answers',
+    'at once: the request to pay is sent to the provider by the worker within seconds of the commit, never while the request\'s transaction is',
+    'open (`MOBILE_MONEY_PROVIDER`, or the method\'s own; the default simulator decides by the number\'s last digit: 1 fails with',
+    '`payer_declined`, 2 stays pending, any other succeeds). The payer approves on the phone; the charge is then settled by the worker, which',
+    'asks the provider (first within seconds, then less often as the charge ages; a provider\'s callback brings the next question forward), or',
+    'by POST /billing/confirm/{reference}. A charge fails only when the provider says so; a timeout, a network error, a 5xx or a 429 leaves it',
+    'pending and it is asked again with the same reference until it settles, or expires after 24 hours. On success the subscription runs the',
+    'plan\'s period from the later of now and its current end. Works whatever the subscription\'s state (never 402). An unknown or retired',
+    '`plan_id` is a 422 on plan_id. The `reference` is a UUID v4 that also names the request at the provider.',
   ].join(' '),
   security: bearer,
   middleware: owners,
   request: { body: jsonBody(SubscribeBody) },
   responses: {
-    202: jsonResponse('The charge, pending (or failed when the provider refused it).', one(Charge)),
+    202: jsonResponse('The charge, pending: the request to pay leaves once it is recorded.', one(Charge)),
     ...pickErrors(400, 401, 403, 413),
-    ...refusals(422, { validation_failed: 'An input is missing or malformed, or `plan_id` names no plan on sale.' }),
+    ...refusals(422, {
+      validation_failed: 'An input is missing or malformed, or `plan_id` names no plan on sale.',
+      payer_not_found: 'The operator says the number holds no active mobile-money wallet (`errors.phone`); no charge was made.',
+    }),
   },
 });
 
@@ -75,19 +90,46 @@ const confirmRoute = createRoute({
   operationId: 'confirmCharge',
   summary: 'Ask the provider how a charge stands, and settle it (owner)',
   description:
-    'A pending charge is asked of its provider once: succeeded activates the subscription (once per charge, however many confirm or poll it at the same time), ' +
-    'failed ends it with the provider\'s reason, pending leaves it (the worker keeps polling). A settled charge is answered as it is. A provider that cannot ' +
-    'be reached leaves the charge pending. An unknown reference, or another shop\'s, is a 404.',
+    'A pending charge is asked of its provider once, before any transaction opens (a request not yet received by the provider is sent to it again, ' +
+    'with the same reference): succeeded activates the subscription (once per charge, however many confirm or poll it at the same time), failed ends ' +
+    'it with the provider\'s reason, anything else leaves it pending (the worker keeps asking). A timeout, a network error, a 5xx or a 429 leaves the ' +
+    'charge pending. A settled charge is answered as it is. An unknown reference, or another shop\'s, is a 404.',
   security: bearer,
   middleware: owners,
   request: { params: ReferenceParam },
   responses: { 200: jsonResponse('The charge as it stands.', one(Charge)), ...pickErrors(401, 403, 404) },
 });
 
+/** Per address, well above what a provider sends (one callback per request); past it a 429, and the poll asks anyway. */
+const limitCallbacksByAddress: MiddlewareHandler<AppEnv> = async (c, next) => {
+  if (!(await hit(c.var.deps.sql, `callback:${clientAddress(c)}`, LIMITS.callbacksPerAddress))) throw errors.rateLimited();
+  await next();
+};
+
+const callbackRoute = (method: 'put' | 'post') =>
+  createRoute({
+    method,
+    path: '/billing/callbacks/{provider}/{reference}',
+    tags,
+    operationId: method === 'put' ? 'chargeCallback' : 'chargeCallbackPost',
+    summary: `A provider's callback about a charge (no token)${method === 'post' ? ', as a POST' : ''}`,
+    description: [
+      'Where MTN MoMo (`X-Callback-Url`, sent with each request to pay when `PUBLIC_BASE_URL` is set) and pawaPay (the deposit callback URL set',
+      'in its dashboard) say that a request moved. The body is never read as the truth: the service answers 204 whatever it holds, and only',
+      'asks the provider about that charge at once (a pending charge of that provider and reference; nothing otherwise). The answer is the same',
+      'whether the reference exists or not, so it tells nothing about which do. MTN sends PUT or POST: both are taken. Limited per address',
+      `(${LIMITS.callbacksPerAddress.max} a minute: 429 past it, with Retry-After; the worker asks the provider anyway).`,
+    ].join(' '),
+    middleware: [limitCallbacksByAddress],
+    request: { params: CallbackParams },
+    responses: { 204: { description: 'Taken (whatever the body and whether or not such a charge exists).' }, 429: errorResponses[429] },
+  });
+
+
 export const billingRoutes = newRouter()
   .openapi(plansRoute, async (c) => c.json({ data: await listPlans(c.var.tx) }, 200))
   .openapi(billingRoute, async (c) => {
-    const { shop, charges } = await billingOf(c.var.tx);
+    const { shop, charges } = await billingOf(c.var.tx, callerLocale(c));
     return c.json(
       {
         data: {
@@ -101,35 +143,50 @@ export const billingRoutes = newRouter()
       200,
     );
   })
-  .openapi(subscribeRoute, async (c) => {
-    const { plan_id, method, phone } = c.req.valid('json');
-    const { tx, deps } = c.var;
-    const plan = await findPlan(tx, plan_id);
-    if (!plan) throw invalidField('plan_id', 'This plan does not exist.');
-    const provider = providerFor(deps.config, method);
-    const reference = newReference();
-    let charge = await insertCharge(tx, { reference, plan, method, phone, provider: provider.name });
-    try {
-      await provider.requestPayment({ reference, chargeId: charge.id, amountXaf: plan.price_xaf, phone, method });
-    } catch (error) {
-      c.var.log.warn({ reference, provider: provider.name, error: (error as Error).message }, 'the provider refused a request to pay');
-      charge = await settleCharge(tx, reference, 'failed', 'provider_unavailable');
-    }
-    return c.json({ data: toCharge(charge) }, 202);
+  .openapi(
+    subscribeRoute,
+    afterOutsideCall(
+      // The payer's wallet is checked with the operator before the charge's transaction opens.
+      async (c) => {
+        const { method, phone } = validInput(c, 'json', SubscribeBody);
+        const provider = providerFor(c.var.deps.config, method);
+        const check = await provider.checkPayer(phone, method).catch((error: Error) => ({ payer: 'unknown' as const, detail: error.message }));
+        if (check.payer === 'not_found') throw invalidField('phone', 'No active mobile-money account exists for this number.', 'payer_not_found');
+        if (check.payer === 'unknown') c.var.log.warn({ provider: provider.name, detail: check.detail }, 'the payer could not be checked; the charge is made all the same');
+      },
+      async (c) => {
+        const { plan_id, method, phone } = c.req.valid('json');
+        const plan = await findPlan(c.var.tx, plan_id);
+        if (!plan) throw invalidField('plan_id', 'This plan does not exist.');
+        const charge = await insertCharge(c.var.tx, { plan, method, phone, provider: providerFor(c.var.deps.config, method).name });
+        return c.json({ data: toCharge(charge, callerLocale(c)) }, 202);
+      },
+    ),
+  )
+  .openapi(
+    confirmRoute,
+    afterOutsideCall(
+      // A pending charge is asked of its provider before the confirmation's transaction opens; what it said is written in short transactions.
+      async (c) => {
+        const { deps, log } = c.var;
+        const scope = c.var.transactionScope!;
+        const charge = await inTenant(deps.sql, scope, (tx) => findPendingCharge(tx, validInput(c, 'param', ReferenceParam).reference), { readOnly: true });
+        if (charge) await askProvider(charge, { config: deps.config, book: tenantBook(deps.sql, scope), log });
+      },
+      async (c) => {
+        const charge = await findCharge(c.var.tx, c.req.valid('param').reference);
+        if (!charge) throw errors.notFound();
+        return c.json({ data: toCharge(charge, callerLocale(c)) }, 200);
+      },
+    ),
+  )
+  .openapi(callbackRoute('put'), async (c) => {
+    const { provider, reference } = c.req.valid('param');
+    await chargeCallback(c.var.deps.sql, provider, reference);
+    return c.body(null, 204);
   })
-  .openapi(confirmRoute, async (c) => {
-    const { reference } = c.req.valid('param');
-    const { tx } = c.var;
-    const charge = await findCharge(tx, reference);
-    if (!charge) throw errors.notFound();
-    if (charge.status !== 'pending') return c.json({ data: toCharge(charge) }, 200);
-    let answer;
-    try {
-      answer = await chargeStatus(c.var.deps.config, charge);
-    } catch (error) {
-      c.var.log.warn({ reference, provider: charge.provider, error: (error as Error).message }, 'the provider could not be asked');
-      return c.json({ data: toCharge(charge) }, 200);
-    }
-    const settled = await settleCharge(tx, reference, answer.status, answer.status === 'failed' ? answer.reason : null);
-    return c.json({ data: toCharge(settled) }, 200);
+  .openapi(callbackRoute('post'), async (c) => {
+    const { provider, reference } = c.req.valid('param');
+    await chargeCallback(c.var.deps.sql, provider, reference);
+    return c.body(null, 204);
   });

@@ -22,7 +22,12 @@ export const Charge = z
     amount_xaf: z.number().int(),
     method: ChargeMethod,
     phone: z.string(),
-    failure_reason: z.string().nullable().openapi({ description: 'Why a failed charge failed, as the provider said (`payer_declined`...).' }),
+    failure_reason: z.string().nullable().openapi({
+      description:
+        'Why a failed charge failed, as the provider said: `payer_declined`, `payer_not_found`, `not_enough_funds`, `payer_limit_reached`, ' +
+        '`approval_rejected`, `expired`, `transaction_canceled` or `provider_rejected`. Never set by a timeout or an unreachable provider: such a charge stays pending.',
+    }),
+    failure_message: z.string().nullable().openapi({ description: 'What `failure_reason` (or an expired charge) means, in the caller\'s language.' }),
     created_at: Timestamp,
     settled_at: Timestamp.nullable().openapi({ description: 'When it stopped being pending.' }),
     subscription_ends_at: Timestamp.nullable().openapi({ description: 'A succeeded charge: the end of the subscription it brought.' }),
@@ -50,4 +55,9 @@ export const SubscribeBody = z
 
 export const ReferenceParam = z.object({
   reference: Text.min(1).max(64).openapi({ param: { name: 'reference', in: 'path' }, example: CHARGE.reference }),
+});
+
+export const CallbackParams = z.object({
+  provider: z.enum(['mtn_momo', 'pawapay']).openapi({ param: { name: 'provider', in: 'path' }, example: 'mtn_momo' }),
+  reference: Text.min(1).max(200).openapi({ param: { name: 'reference', in: 'path' }, example: CHARGE.reference }),
 });

@@ -101,6 +101,7 @@ const FIXED: Record<string, string> = {
   'This customer holds no loyalty card yet.': "Ce client n'a pas encore de carte de fidélité.",
   'Give an e-mail address: this sale has no customer with one.': "Indiquez une adresse e-mail : cette vente n'a pas de client qui en ait une.",
   'This plan does not exist.': "Cette formule n'existe pas.",
+  'No active mobile-money account exists for this number.': "Aucun compte mobile money actif n'existe pour ce numéro.",
   'No such record in this shop.': "Cet enregistrement n'existe pas dans cette boutique.",
   'No such product or variant in this shop.': "Ce produit ou cette variante n'existe pas dans cette boutique.",
   'Cannot be more than 5 minutes in the future.': 'Ne peut pas être plus de 5 minutes dans le futur.',

@@ -1,4 +1,5 @@
 import type { Context, MiddlewareHandler, Next } from 'hono';
+import type { z } from 'zod';
 import { verifyAccessToken } from '../auth/tokens.ts';
 import type { Sql, Tx } from '../db.ts';
 import type { AppEnv, Caller, CallerCheck, Role, UserKind } from '../env.ts';
@@ -174,6 +175,7 @@ export const authenticateDeviceEach: MiddlewareHandler<AppEnv> = async (c, next)
  */
 export function inRequestTransaction<H extends (c: Context<AppEnv>, next: Next) => unknown>(handler: H): H {
   return (async (c: Context<AppEnv>, next: Next) => {
+    await OUTSIDE_CALLS.get(handler)?.(c);
     const scope = c.var.transactionScope;
     if (!scope || (OWN_STATEMENTS.has(handler) && c.req.header('idempotency-key') === undefined)) return handler(c, next);
     // A read (GET, HEAD) runs read-only: PostgreSQL refuses any write in it, so its commit need not be awaited.
@@ -192,6 +194,24 @@ export function inRequestTransaction<H extends (c: Context<AppEnv>, next: Next) 
 }
 
 const OWN_STATEMENTS = new WeakSet<object>();
+const OUTSIDE_CALLS = new WeakMap<object, (c: Context<AppEnv>) => Promise<void>>();
+
+/**
+ * Marks a handler whose operation first calls another company's API (a mobile-money provider):
+ * `call` runs once the caller is authorised and the input validated, before the request's transaction
+ * opens, so no transaction is open and no connection held while the other company answers (STYLE.md,
+ * "Provider connectors"); what it writes, it writes in short transactions of its own. The handler
+ * then runs in the request's transaction as any other, and may throw `call`'s refusals itself.
+ */
+export function afterOutsideCall<H extends (c: Context<AppEnv>, next: Next) => unknown>(call: (c: Context<AppEnv>) => Promise<void>, handler: H): H {
+  OUTSIDE_CALLS.set(handler, call);
+  return handler;
+}
+
+/** An input the route's validator has checked, read where the context is not typed by the route (an outside call): typed by its schema. */
+export function validInput<S extends z.ZodType>(c: Context<AppEnv>, target: 'json' | 'param' | 'query', _schema: S): z.infer<S> {
+  return (c.req.valid as (target: string) => z.infer<S>)(target);
+}
 
 /**
  * Marks a handler whose whole operation is one autocommit statement of its own (POST /sales: the

@@ -10,6 +10,8 @@ export const LIMITS = {
   failedLoginsPerEmail: { max: 10, window: '15 minutes' },
   forgotPasswordPerEmail: { max: 5, window: '1 hour' },
   registrationsPerEmail: { max: 10, window: '1 hour' },
+  /** A mobile-money provider's callbacks (api/billing/routes.ts): each only brings a poll forward. */
+  callbacksPerAddress: { max: 120, window: '1 minute' },
 } as const;
 
 export type Limit = { max: number; window: string };

@@ -63,7 +63,7 @@ t.test('subscribe answers 202 with the pending charge of the plan\'s price; an u
   const reply = await subscribe(owner.token, '+237 670 00 00 02', YEARLY);
   t.equal(reply.status, 202);
   t.match(reply.body.data, { status: 'pending', plan_id: YEARLY, amount_xaf: 50_000, method: 'carrier1_momo', phone: '+237 670 00 00 02', failure_reason: null, settled_at: null });
-  t.match(reply.body.data.reference, /^SUB-[0-9A-F]{16}$/);
+  t.match(reply.body.data.reference, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/, 'the reference is a UUID v4: it names the request at the provider too');
   expectInvalid(t, await subscribe(owner.token, '+237670000000', '00000000-0000-4000-8000-000000000000'), 'plan_id', 'unknown plan');
   expectInvalid(t, await api.request('POST', '/billing/subscribe', { token: owner.token, body: { plan_id: MONTHLY, method: 'cash', phone: '670' } }), 'method', 'not mobile money');
   expectInvalid(t, await api.request('POST', '/billing/subscribe', { token: owner.token, body: { plan_id: MONTHLY, method: 'carrier2_money', phone: '' } }), 'phone', 'no phone');
