@@ -158,5 +158,8 @@ export function handleError(error: unknown, c: Context<AppEnv>): Response {
   c.header('Content-Language', locale);
   // The unread rest of an oversized body makes the connection unusable: tell the client not to reuse it.
   if (appError.status === 413) c.header('Connection', 'close');
+  // CONTRACT section 16: when to try again, in seconds. A limit's window is at most minutes; a database away, a moment.
+  if (appError.status === 429) c.header('Retry-After', '60');
+  if (appError.status === 503) c.header('Retry-After', '1');
   return c.json(body, appError.status);
 }

@@ -21,7 +21,7 @@ import { bearer, errorResponses, jsonBody, jsonResponse, one, pickErrors, refusa
 import { askProvider } from './charges.ts';
 import { providerFor } from './providers/index.ts';
 import { billingOf, chargeCallback, findCharge, findPendingCharge, findPlan, insertCharge, listPlans, tenantBook, toCharge } from './queries.ts';
-import { Billing, CallbackParams, Charge, Plan, ReferenceParam, SubscribeBody } from './schemas.ts';
+import { Billing, CallbackParams, CallbackProviderParam, Charge, Plan, ReferenceParam, SubscribeBody } from './schemas.ts';
 
 const shopUsers: MiddlewareHandler<AppEnv>[] = [authenticate, requireRole('cashier')];
 const owners: MiddlewareHandler<AppEnv>[] = [authenticate, requireRole('owner')];
@@ -106,25 +106,44 @@ const limitCallbacksByAddress: MiddlewareHandler<AppEnv> = async (c, next) => {
   await next();
 };
 
-const callbackRoute = (method: 'put' | 'post') =>
-  createRoute({
+const CALLBACK_DESCRIPTION = [
+  'Where a provider says that a request moved: MTN MoMo calls the URL it was given with each request to pay (`X-Callback-Url`, sent when',
+  '`PUBLIC_BASE_URL` is set: `{PUBLIC_BASE_URL}/api/v1/billing/callbacks/mtn_momo/{reference}`); pawaPay calls the one deposit callback URL set',
+  'in its dashboard (`{PUBLIC_BASE_URL}/api/v1/billing/callbacks/pawapay`), naming the deposit in its body (`depositId`). What the callback',
+  'says is never taken as the truth: the service answers 204 whatever it holds, and only asks the provider about that charge at once (a',
+  'pending charge of that provider and reference; nothing otherwise). The answer is the same whether the reference exists or not, so it',
+  'tells nothing about which do. MTN sends PUT or POST: both are taken. Limited per address',
+  `(${LIMITS.callbacksPerAddress.max} a minute: 429 past it, with Retry-After; the worker asks the provider anyway, only later).`,
+].join(' ');
+
+const callbackRoute = <P extends typeof CallbackParams | typeof CallbackProviderParam>(method: 'put' | 'post', params: P) => {
+  const named = params === CallbackParams;
+  return createRoute({
     method,
-    path: '/billing/callbacks/{provider}/{reference}',
+    path: named ? '/billing/callbacks/{provider}/{reference}' : '/billing/callbacks/{provider}',
     tags,
-    operationId: method === 'put' ? 'chargeCallback' : 'chargeCallbackPost',
-    summary: `A provider's callback about a charge (no token)${method === 'post' ? ', as a POST' : ''}`,
-    description: [
-      'Where MTN MoMo (`X-Callback-Url`, sent with each request to pay when `PUBLIC_BASE_URL` is set) and pawaPay (the deposit callback URL set',
-      'in its dashboard) say that a request moved. The body is never read as the truth: the service answers 204 whatever it holds, and only',
-      'asks the provider about that charge at once (a pending charge of that provider and reference; nothing otherwise). The answer is the same',
-      'whether the reference exists or not, so it tells nothing about which do. MTN sends PUT or POST: both are taken. Limited per address',
-      `(${LIMITS.callbacksPerAddress.max} a minute: 429 past it, with Retry-After; the worker asks the provider anyway).`,
-    ].join(' '),
+    operationId: `chargeCallback${named ? '' : 'ByBody'}${method === 'post' ? 'Post' : ''}`,
+    summary: `A provider's callback about a charge (no token)${named ? '' : ', the charge named in the body'}${method === 'post' ? ', as a POST' : ''}`,
+    description: named
+      ? CALLBACK_DESCRIPTION
+      : `${CALLBACK_DESCRIPTION} This form reads the charge's reference from the body: pawaPay's \`depositId\` (or MTN's \`externalId\`); a body that is not JSON or names none is taken all the same.`,
     middleware: [limitCallbacksByAddress],
-    request: { params: CallbackParams },
+    request: { params },
     responses: { 204: { description: 'Taken (whatever the body and whether or not such a charge exists).' }, 429: errorResponses[429] },
   });
+};
 
+/** The charge a callback's body names, if it names one: pawaPay's `depositId`, MTN's `externalId` (our reference). */
+function referenceInBody(text: string): string | null {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  const named = body && typeof body === 'object' ? ((body as Record<string, unknown>).depositId ?? (body as Record<string, unknown>).externalId) : undefined;
+  return typeof named === 'string' && named.length >= 1 && named.length <= 200 ? named : null;
+}
 
 export const billingRoutes = newRouter()
   .openapi(plansRoute, async (c) => c.json({ data: await listPlans(c.var.tx) }, 200))
@@ -180,13 +199,23 @@ export const billingRoutes = newRouter()
       },
     ),
   )
-  .openapi(callbackRoute('put'), async (c) => {
+  .openapi(callbackRoute('put', CallbackParams), async (c) => {
     const { provider, reference } = c.req.valid('param');
     await chargeCallback(c.var.deps.sql, provider, reference);
     return c.body(null, 204);
   })
-  .openapi(callbackRoute('post'), async (c) => {
+  .openapi(callbackRoute('post', CallbackParams), async (c) => {
     const { provider, reference } = c.req.valid('param');
     await chargeCallback(c.var.deps.sql, provider, reference);
+    return c.body(null, 204);
+  })
+  .openapi(callbackRoute('put', CallbackProviderParam), async (c) => {
+    const reference = referenceInBody(await c.req.text());
+    if (reference) await chargeCallback(c.var.deps.sql, c.req.valid('param').provider, reference);
+    return c.body(null, 204);
+  })
+  .openapi(callbackRoute('post', CallbackProviderParam), async (c) => {
+    const reference = referenceInBody(await c.req.text());
+    if (reference) await chargeCallback(c.var.deps.sql, c.req.valid('param').provider, reference);
     return c.body(null, 204);
   });

@@ -57,7 +57,11 @@ export const ReferenceParam = z.object({
   reference: Text.min(1).max(64).openapi({ param: { name: 'reference', in: 'path' }, example: CHARGE.reference }),
 });
 
+const CallbackProvider = z.enum(['mtn_momo', 'pawapay']).openapi({ param: { name: 'provider', in: 'path' }, example: 'mtn_momo' });
+
+export const CallbackProviderParam = z.object({ provider: CallbackProvider });
+
 export const CallbackParams = z.object({
-  provider: z.enum(['mtn_momo', 'pawapay']).openapi({ param: { name: 'provider', in: 'path' }, example: 'mtn_momo' }),
+  provider: CallbackProvider,
   reference: Text.min(1).max(200).openapi({ param: { name: 'reference', in: 'path' }, example: CHARGE.reference }),
 });

@@ -53,3 +53,37 @@ t.test('a process started with a bad value stops at once with that line and exit
   t.equal(result.status, 1);
   t.match(result.stderr.trim(), /^Invalid configuration: PORT [^\n]+$/);
 });
+
+const MOMO_KEYS = { MOBILE_MONEY_PROVIDER: 'mtn_momo', MOMO_API_USER: 'user', MOMO_API_KEY: 'key', MOMO_SUBSCRIPTION_KEY: 'sub' };
+
+t.test('MTN MoMo\'s sandbox pairs with EUR and its own host; a country\'s target needs the production host, in XAF', async (t) => {
+  const sandbox = loadConfig(MOMO_KEYS);
+  t.same([sandbox.MOMO_BASE_URL, sandbox.MOMO_TARGET_ENVIRONMENT, sandbox.MOMO_CURRENCY], ['https://sandbox.momodeveloper.mtn.com', 'sandbox', 'EUR']);
+  const live = loadConfig({ ...MOMO_KEYS, MOMO_TARGET_ENVIRONMENT: 'mtncameroon', MOMO_BASE_URL: 'https://proxy.momoapi.mtn.com' });
+  t.same([live.MOMO_BASE_URL, live.MOMO_CURRENCY], ['https://proxy.momoapi.mtn.com', 'XAF']);
+});
+
+t.test('a wrong combination of MTN MoMo\'s settings is refused with one line naming it', async (t) => {
+  const cases: [Record<string, string>, RegExp][] = [
+    [{ MOMO_CURRENCY: 'XAF' }, /^Invalid configuration: MOMO_CURRENCY must be EUR with MOMO_TARGET_ENVIRONMENT=sandbox \(MTN's sandbox takes EUR only\), not XAF$/],
+    [{ MOMO_TARGET_ENVIRONMENT: 'mtncameroon' }, /^Invalid configuration: MOMO_BASE_URL is required when MOMO_TARGET_ENVIRONMENT is mtncameroon \(MTN's production host is https:\/\/proxy.momoapi.mtn.com\)$/],
+    [{ MOMO_TARGET_ENVIRONMENT: 'mtncameroon', MOMO_BASE_URL: 'https://sandbox.momodeveloper.mtn.com' }, /^Invalid configuration: MOMO_BASE_URL is MTN's sandbox but MOMO_TARGET_ENVIRONMENT is mtncameroon/],
+    [{ MOMO_BASE_URL: 'https://proxy.momoapi.mtn.com' }, /^Invalid configuration: MOMO_BASE_URL is MTN's production host but MOMO_TARGET_ENVIRONMENT is sandbox/],
+    [{ MOMO_API_KEY: '' }, /^Invalid configuration: MOMO_API_KEY is required when a mobile-money provider is mtn_momo$/],
+  ];
+  for (const [env, message] of cases) t.throws(() => loadConfig({ ...MOMO_KEYS, ...env }), { constructor: ConfigError, message }, JSON.stringify(env));
+  t.throws(() => loadConfig({ MOBILE_MONEY_PROVIDER_CARRIER2_MONEY: 'pawapay' }), {
+    message: 'Invalid configuration: PAWAPAY_API_TOKEN is required when a mobile-money provider is pawapay',
+  });
+  t.doesNotThrow(() => loadConfig({ MOMO_CURRENCY: 'XAF' }), 'MTN\'s settings are checked only when MTN MoMo is used');
+});
+
+t.test('a worker started with MTN\'s sandbox in XAF stops at once with that line and exit code 1', async (t) => {
+  const result = spawnSync(process.execPath, ['--import=tsx', 'worker/main.ts'], {
+    env: { ...process.env, ...MOMO_KEYS, MOMO_CURRENCY: 'XAF' },
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
+  t.equal(result.status, 1);
+  t.match(result.stderr.trim(), /^Invalid configuration: MOMO_CURRENCY must be EUR with MOMO_TARGET_ENVIRONMENT=sandbox[^\n]+$/);
+});
