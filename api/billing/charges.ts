@@ -61,13 +61,17 @@ export function callbackUrl(config: Config, provider: string, reference: string)
  * Asks the charge's provider once and writes down what it said: a charge never sent is sent; one
  * sent but not acknowledged is looked up first (the provider may have taken it while its answer was
  * lost) and sent again only when the provider does not know it; an acknowledged one is looked up.
+ * Past its 24 hours, a charge is never sent: it is expired, unless the provider's last word settles it
+ * (a payment approved late is still a payment); while the provider cannot be asked at all, it waits.
  * Answers whether the charge is still pending as far as this call knows.
  */
 export async function askProvider(charge: PendingCharge, { config, book, log, now = new Date() }: Asking): Promise<'pending' | 'settled'> {
-  if (now.getTime() - charge.created_at.getTime() > CHARGE_LIFETIME_MS) {
+  const past = now.getTime() - charge.created_at.getTime() > CHARGE_LIFETIME_MS;
+  const expire = async () => {
     await book.settle(charge.reference, 'expired', null);
-    return 'settled';
-  }
+    return 'settled' as const;
+  };
+  if (past && !charge.requested_at) return expire();
   const provider = providerNamed(config, charge.provider);
   const request: PaymentRequest = {
     requestId: charge.id,
@@ -89,6 +93,7 @@ export async function askProvider(charge: PendingCharge, { config, book, log, no
       case 'unknown':
         return unknown(status.detail);
       case 'not_found':
+        if (past) return expire();
         if (!acknowledgedAt) return send();
         if (now.getTime() - acknowledgedAt.getTime() > APPROVAL_WINDOW_MS) {
           log.warn({ reference: charge.reference, provider: provider.name }, 'the provider no longer knows a request it acknowledged: the charge failed');
@@ -97,6 +102,7 @@ export async function askProvider(charge: PendingCharge, { config, book, log, no
         }
         return 'pending';
       case 'pending':
+        if (past) return expire();
         if (!acknowledgedAt) await book.noteRequest(charge.reference, true);
         return 'pending';
       case 'succeeded':

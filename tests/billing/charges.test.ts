@@ -303,3 +303,29 @@ t.test('X-Callback-Url names the charge under PUBLIC_BASE_URL when it is set, an
   const other = (await subscribe(plain, '670000002')).body.data.reference;
   t.notOk('x-callback-url' in (await waitFor(() => plain.fake.requests.get(other), 'the request to pay')).headers);
 });
+
+t.test('past 24 hours: a charge never sent is expired unsent; MTN\'s last word still settles one it has; while MTN cannot be asked it waits', async (t) => {
+  const s = await setup(t, {}, { worker: false });
+  const age = (reference: string) => s.api.ownerSql`update subscription_charges set created_at = now() - interval '25 hours' where reference = ${reference}`;
+
+  const unsent = (await subscribe(s, '670000000')).body.data.reference;
+  await stopPolling(s, unsent);
+  await age(unsent);
+  t.match((await confirm(s, unsent)).body.data, { status: 'expired', failure_message: "Le paiement n'a pas été approuvé à temps." }, 'never sent: expired');
+  t.equal(s.fake.calls('request'), 0, 'and not sent a day late');
+
+  const late = (await subscribe(s, '670000002')).body.data.reference;
+  await stopPolling(s, late);
+  await confirm(s, late);
+  await age(late);
+  s.fake.settle(late, 'SUCCESSFUL');
+  s.fake.failNext('status', 503);
+  t.match((await confirm(s, late)).body.data, { status: 'pending' }, 'MTN cannot be asked: still pending');
+  t.match((await confirm(s, late)).body.data, { status: 'succeeded' }, 'MTN says SUCCESSFUL: paid, however late');
+
+  const stale = (await subscribe(s, '670000002')).body.data.reference;
+  await stopPolling(s, stale);
+  await confirm(s, stale);
+  await age(stale);
+  t.match((await confirm(s, stale)).body.data, { status: 'expired' }, 'still PENDING at MTN a day later: expired');
+});
