@@ -1,5 +1,5 @@
 import t from 'tap';
-import { addStaff, createProduct, expireSubscription, registerShop, waitFor } from '../support/fixtures.ts';
+import { addStaff, createProduct, expireSubscription, registerShop, stopChargePolling, waitFor } from '../support/fixtures.ts';
 import { startMailbox, startMailWorker } from '../support/mailbox.ts';
 import { expectError, expectInvalid, FORBIDDEN, NOT_FOUND } from '../support/replies.ts';
 import { startService } from '../support/service.ts';
@@ -24,15 +24,6 @@ const confirm = (token: string, reference: string) => api.request('POST', `/bill
 const billing = async (token: string) => (await api.request('GET', '/billing', { token })).body.data;
 
 const shop = () => registerShop(api);
-
-/** The charge's own poll, waiting for its next turn, removed: the test then runs the poll itself. */
-async function stopPolling(reference: string): Promise<void> {
-  await waitFor(async () => {
-    await api.ownerSql`select graphile_worker.remove_job(${`charge_poll:${reference}`})`;
-    const [row] = await api.ownerSql<{ n: number }[]>`select count(*)::int as n from graphile_worker.jobs where key = ${`charge_poll:${reference}`}`;
-    return row!.n === 0;
-  }, 'the charge\'s poll to be removed');
-}
 
 t.test('the renewal reminders are on the crontab, hourly, with a pinned id', async (t) => {
   t.match(CRONTAB, /^20 \* \* \* \* billing__remind_renewal \?id=billing_remind_renewal$/m);
@@ -147,7 +138,7 @@ t.test('a charge nobody confirms is activated by the worker\'s polls', async (t)
 t.test('a charge still pending after 24 hours is expired by the next poll', async (t) => {
   const owner = await shop();
   const { reference } = (await subscribe(owner.token, '+237670000002')).body.data;
-  await stopPolling(reference);
+  await stopChargePolling(api, reference);
   await api.ownerSql`update subscription_charges set created_at = now() - interval '25 hours' where reference = ${reference}`;
   await api.ownerSql`select graphile_worker.add_job('charge__poll', json_build_object('reference', ${reference}::text))`;
   const expired = await waitFor(async () => (await billing(owner.token)).charges.find((c: { status: string }) => c.status === 'expired'), 'the charge to expire');
@@ -224,7 +215,7 @@ t.test('a shop whose subscription ends within 3 days gets one reminder, however 
 t.test('a crash between the provider\'s answer and the commit activates nothing; the next confirmation activates once', async (t) => {
   const owner = await shop();
   const { reference } = (await subscribe(owner.token, '+237670000002')).body.data;
-  await stopPolling(reference);
+  await stopChargePolling(api, reference);
   // The settling of a worker that dies before its commit: rolled back with everything it did.
   await t.rejects(
     api.ownerSql.begin(async (sql) => {

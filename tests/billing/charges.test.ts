@@ -2,7 +2,7 @@ import t, { type Test } from 'tap';
 import { createLogger } from '../../api/logger.ts';
 import { startWorker } from '../../worker/worker.ts';
 import { startFakeMomo, type FakeMomo } from '../support/fake-momo.ts';
-import { registerShop, waitFor, type ShopFixture } from '../support/fixtures.ts';
+import { registerShop, stopChargePolling, waitFor, type ShopFixture } from '../support/fixtures.ts';
 import { expectInvalid } from '../support/replies.ts';
 import { startService, type Service } from '../support/service.ts';
 
@@ -55,15 +55,6 @@ const receiptsQueued = async (s: Setup, reference: string) =>
     select count(*)::int as n from graphile_worker._private_jobs j join graphile_worker._private_tasks k on k.id = j.task_id
      where k.identifier = 'billing__email_receipt' and j.payload->>'reference' = ${reference}`)[0]!.n;
 
-/** The charge's next poll, removed: the test then asks by POST /billing/confirm alone. */
-async function stopPolling(s: Setup, reference: string): Promise<void> {
-  await waitFor(async () => {
-    await s.api.ownerSql`select graphile_worker.remove_job(${`charge_poll:${reference}`})`;
-    const [row] = await s.api.ownerSql<{ n: number }[]>`select count(*)::int as n from graphile_worker.jobs where key = ${`charge_poll:${reference}`}`;
-    return row!.n === 0;
-  }, 'the charge\'s poll to be removed');
-}
-
 t.test('the request to pay leaves from the worker once the charge has committed, named by the charge\'s reference', async (t) => {
   const s = await setup(t, {}, { worker: false });
   const reply = await subscribe(s, '670000002');
@@ -106,7 +97,7 @@ t.test('no request to MTN runs while a database transaction is open', async (t) 
   const { reference } = (await subscribing).body.data;
 
   await waitFor(() => s.fake.requests.get(reference), 'the request to pay');
-  await stopPolling(s, reference);
+  await stopChargePolling(s.api, reference);
   s.fake.failNext('status', 'hang');
   answered = false;
   const confirming = confirm(s, reference).finally(() => (answered = true));
@@ -149,7 +140,7 @@ t.test('a 5xx, a 429 or a reset on the request to pay leaves the charge pending;
     const s = await setup(t, {}, { worker: false });
     s.fake.failNext('request', fault);
     const { reference } = (await subscribe(s, '670000000')).body.data;
-    await stopPolling(s, reference);
+    await stopChargePolling(s.api, reference);
     const first = await confirm(s, reference);
     t.match(first.body.data, { status: 'pending', failure_reason: null }, `${fault}: pending`);
     t.equal(s.fake.requests.size, 0, `${fault}: MTN does not have it`);
@@ -164,7 +155,7 @@ t.test('a 404 on the status of a request MTN never acknowledged: it is sent agai
   const s = await setup(t, {}, { worker: false });
   s.fake.failNext('request', 'reset');
   const { reference } = (await subscribe(s, '670000000')).body.data;
-  await stopPolling(s, reference);
+  await stopChargePolling(s.api, reference);
   await confirm(s, reference);
   t.match(await stored(s, reference), { status: 'pending', acknowledged_at: null });
   t.not((await stored(s, reference)).requested_at, null, 'sent once');
@@ -178,7 +169,7 @@ t.test('a 404 on the status of a request MTN never acknowledged: it is sent agai
 t.test('MTN\'s 409 on a re-send means it has the request: it is looked up and settled', async (t) => {
   const s = await setup(t, {}, { worker: false });
   const { reference } = (await subscribe(s, '670000000')).body.data;
-  await stopPolling(s, reference);
+  await stopChargePolling(s.api, reference);
   s.fake.failNext('request', 'keep-and-hang');
   await confirm(s, reference);
   t.ok(s.fake.requests.has(reference), 'MTN took it; its answer was lost');
@@ -193,7 +184,7 @@ t.test('MTN\'s 409 on a re-send means it has the request: it is looked up and se
 t.test('a request MTN acknowledged and no longer knows: pending within the approval window, failed past it', async (t) => {
   const s = await setup(t, {}, { worker: false });
   const { reference } = (await subscribe(s, '670000002')).body.data;
-  await stopPolling(s, reference);
+  await stopChargePolling(s.api, reference);
   t.match((await confirm(s, reference)).body.data, { status: 'pending' });
   t.not((await stored(s, reference)).acknowledged_at, null, 'acknowledged');
   s.fake.forget(reference);
@@ -209,7 +200,7 @@ t.test('a 401 (expired token) on the request to pay: one new token, the request 
   const tokens = s.fake.tokensIssued();
   s.fake.expireTokens();
   const { reference } = (await subscribe(s, '670000000')).body.data;
-  await stopPolling(s, reference);
+  await stopChargePolling(s.api, reference);
   t.match((await confirm(s, reference)).body.data, { status: 'succeeded' });
   t.equal(s.fake.tokensIssued() - tokens, 1, 'one token fetched');
 });
@@ -244,7 +235,7 @@ t.test('when MTN cannot say whether the payer has a wallet, the charge is made a
 t.test('a callback answers 204 whatever it holds and whether or not the charge exists, and only brings the next question forward', async (t) => {
   const s = await setup(t, {}, { worker: false });
   const { reference } = (await subscribe(s, '670000002')).body.data;
-  await stopPolling(s, reference);
+  await stopChargePolling(s.api, reference);
   await confirm(s, reference);
   const polls = async () =>
     (await s.api.ownerSql<{ n: number }[]>`select count(*)::int as n from graphile_worker.jobs where key = ${`charge_poll:${reference}`} and run_at <= now() + interval '1 second'`)[0]!.n;
@@ -309,13 +300,13 @@ t.test('past 24 hours: a charge never sent is expired unsent; MTN\'s last word s
   const age = (reference: string) => s.api.ownerSql`update subscription_charges set created_at = now() - interval '25 hours' where reference = ${reference}`;
 
   const unsent = (await subscribe(s, '670000000')).body.data.reference;
-  await stopPolling(s, unsent);
+  await stopChargePolling(s.api, unsent);
   await age(unsent);
   t.match((await confirm(s, unsent)).body.data, { status: 'expired', failure_message: "Le paiement n'a pas été approuvé à temps." }, 'never sent: expired');
   t.equal(s.fake.calls('request'), 0, 'and not sent a day late');
 
   const late = (await subscribe(s, '670000002')).body.data.reference;
-  await stopPolling(s, late);
+  await stopChargePolling(s.api, late);
   await confirm(s, late);
   await age(late);
   s.fake.settle(late, 'SUCCESSFUL');
@@ -324,7 +315,7 @@ t.test('past 24 hours: a charge never sent is expired unsent; MTN\'s last word s
   t.match((await confirm(s, late)).body.data, { status: 'succeeded' }, 'MTN says SUCCESSFUL: paid, however late');
 
   const stale = (await subscribe(s, '670000002')).body.data.reference;
-  await stopPolling(s, stale);
+  await stopChargePolling(s.api, stale);
   await confirm(s, stale);
   await age(stale);
   t.match((await confirm(s, stale)).body.data, { status: 'expired' }, 'still PENDING at MTN a day later: expired');

@@ -3,7 +3,7 @@ import { createLogger } from '../../api/logger.ts';
 import { startWorker } from '../../worker/worker.ts';
 import { startFakeMomo } from '../support/fake-momo.ts';
 import { startFakePawapay, type FakePawapay } from '../support/fake-pawapay.ts';
-import { registerShop, waitFor, type ShopFixture } from '../support/fixtures.ts';
+import { registerShop, stopChargePolling, waitFor, type ShopFixture } from '../support/fixtures.ts';
 import { expectInvalid } from '../support/replies.ts';
 import { startService, type Service } from '../support/service.ts';
 
@@ -36,14 +36,6 @@ const subscribe = (s: Setup, method: 'carrier1_momo' | 'carrier2_money', phone: 
 const confirm = (s: Setup, reference: string) => s.api.request('POST', `/billing/confirm/${reference}`, { token: s.owner.token });
 const statusOf = async (s: Setup, reference: string) =>
   (await s.api.ownerSql<{ status: string; failure_reason: string | null }[]>`select status, failure_reason from subscription_charges where reference = ${reference}`)[0]!;
-
-async function stopPolling(s: Setup, reference: string): Promise<void> {
-  await waitFor(async () => {
-    await s.api.ownerSql`select graphile_worker.remove_job(${`charge_poll:${reference}`})`;
-    const [row] = await s.api.ownerSql<{ n: number }[]>`select count(*)::int as n from graphile_worker.jobs where key = ${`charge_poll:${reference}`}`;
-    return row!.n === 0;
-  }, 'the charge\'s poll to be removed');
-}
 
 t.test('Orange Money goes to pawaPay as ORANGE_CMR, the charge\'s reference as depositId, and is settled by the worker', async (t) => {
   const s = await setup(t);
@@ -94,7 +86,7 @@ t.test('a timeout on the deposit, then COMPLETED: sent again as DUPLICATE_IGNORE
   const s = await setup(t, {}, { worker: false });
   s.pawapay.failNext('deposit', 'hang');
   const { reference } = (await subscribe(s, 'carrier2_money', '690000000')).body.data;
-  await stopPolling(s, reference);
+  await stopChargePolling(s.api, reference);
   t.match((await confirm(s, reference)).body.data, { status: 'pending' }, 'a timeout leaves it pending');
   t.match((await confirm(s, reference)).body.data, { status: 'succeeded' }, 'NOT_FOUND at pawaPay: sent again, then COMPLETED');
   t.equal(s.pawapay.deposits.size, 1);
@@ -109,7 +101,7 @@ t.test('a 5xx, a 429 or a 401 from pawaPay leaves the charge pending, never fail
   for (const fault of [500, 429, 401, 'reset'] as const) {
     s.pawapay.failNext('deposit', fault);
     const { reference } = (await subscribe(s, 'carrier2_money', '690000000')).body.data;
-    await stopPolling(s, reference);
+    await stopChargePolling(s.api, reference);
     t.match((await confirm(s, reference)).body.data, { status: 'pending', failure_reason: null }, `${fault}: pending`);
   }
 });

@@ -158,3 +158,12 @@ export async function staffedShop(api: Service): Promise<StaffedShop> {
   const cashier = await addStaff(api, owner, 'cashier');
   return { owner, manager, cashier };
 }
+
+/** A subscription charge's next poll (worker/tasks/charge__poll.ts), removed: the test then asks by POST /billing/confirm alone. */
+export async function stopChargePolling(api: Service, reference: string): Promise<void> {
+  await waitFor(async () => {
+    await api.ownerSql`select graphile_worker.remove_job(${`charge_poll:${reference}`})`;
+    const [row] = await api.ownerSql<{ n: number }[]>`select count(*)::int as n from graphile_worker.jobs where key = ${`charge_poll:${reference}`}`;
+    return row!.n === 0;
+  }, 'the charge\'s poll to be removed');
+}

@@ -36,7 +36,7 @@ export function mtnMomo(config: MomoConfig): MobileMoneyProvider {
   };
 
   const fetchToken = async (): Promise<string> => {
-    const basic = Buffer.from(`${config.MOMO_API_USER}:${config.MOMO_API_KEY}`).toString('base64');
+    const basic = btoa(`${config.MOMO_API_USER}:${config.MOMO_API_KEY}`);
     const response = await call('/collection/token/', {
       method: 'POST',
       headers: { authorization: `Basic ${basic}`, 'ocp-apim-subscription-key': config.MOMO_SUBSCRIPTION_KEY! },
