@@ -44,6 +44,9 @@ const schema = z.object({
     .transform((value) => (value === 'true' || value === 'yes' ? 1 : value === 'false' || value === 'no' ? 0 : Number(value)))
     .default(0),
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
+  // The tasks that send e-mail run apart, this many at once, so that a slow mail server holds only them (worker/worker.ts).
+  MAIL_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+  SMTP_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
   DB_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
   DB_ACQUIRE_TIMEOUT_MS: z.coerce.number().int().min(1).max(600_000).default(5_000),
   // At least the headers timeout (66 s, above the 65 s keep-alive: api/server.ts).

@@ -26,8 +26,8 @@ try {
   const server = await serveNode(app, config.PORT, { requestTimeoutMs: config.HTTP_REQUEST_TIMEOUT_MS, shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS });
   const worker = await startWorker(runtime, log.child({ role: 'worker' }));
   onShutdown(log, [
-    ['http', () => server.close()],
-    ['worker', () => worker.stop()],
+    // At once, each within SHUTDOWN_TIMEOUT_MS: neither the requests nor the jobs wait for the other.
+    ['http and worker', async () => void (await Promise.all([server.close(), worker.stop()]))],
     ['pool', () => sql.end({ timeout: 5 })],
     ['database', () => runtime.stop()],
   ]);

@@ -37,6 +37,7 @@ export function keepWorkersAlive(
   // Every id this process has had: its rows go when it stops.
   const mine = new Set<string>();
   let beating: Promise<string[]> | undefined;
+  let following: Promise<string[]> | undefined;
   const beat = async () => {
     const { rows } = await pool.query<{ gone: string[] }>('select worker_heartbeat($1::text[], $2::interval) as gone', [
       [...live],
@@ -46,7 +47,16 @@ export function keepWorkersAlive(
     if (gone.length) log.warn({ workers: gone }, 'jobs of workers gone freed');
     return gone;
   };
-  const beatLogged = () => (beating ??= beat().finally(() => (beating = undefined))).catch((error: Error) => {
+  // A beat asked for while one is under way follows it: a pool created meanwhile (a process starts
+  // several) is not left out until the next interval.
+  const beatOnce = (): Promise<string[]> =>
+    beating
+      ? (following ??= beating.catch(() => []).then(() => {
+          following = undefined;
+          return beatOnce();
+        }))
+      : (beating = beat().finally(() => (beating = undefined)));
+  const beatLogged = () => beatOnce().catch((error: Error) => {
     log.error({ error: error.message }, 'worker heartbeat failed');
     return [];
   });
@@ -64,7 +74,7 @@ export function keepWorkersAlive(
     beat: beatLogged,
     async stop() {
       clearInterval(timer);
-      await beating?.catch(() => {});
+      await (following ?? beating)?.catch(() => {});
       live.clear();
       await pool.query('delete from worker_heartbeats where worker_id = any($1::text[])', [[...mine]]).catch(() => {});
     },

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import nodemailer from 'nodemailer';
+import nodemailer, { type SendMailOptions } from 'nodemailer';
 import addressparser from 'nodemailer/lib/addressparser';
 import type { JobHelpers } from 'graphile-worker';
 import type pg from 'pg';
@@ -43,12 +43,25 @@ export function messageId(key: string, from: string): string {
   return `<${key.replace(/[^\w.-]/g, '-')}@${domain}>`;
 }
 
+export interface MailerOptions {
+  smtpUrl?: string;
+  from: string;
+  dataDir: string;
+  /**
+   * The longest wait on the SMTP server (SMTP_TIMEOUT_MS): to connect, for its greeting, for each of
+   * its answers. A server that stops answering fails the send, and graphile-worker retries the job.
+   */
+  timeoutMs?: number;
+  /** Aborted, it cuts every SMTP exchange under way: their sends fail (the worker's shutdown). */
+  signal?: AbortSignal;
+}
+
 /**
  * Through SMTP when SMTP_URL is set; otherwise each message is written as an `.eml` file under
  * `<dataDir>/outbox/`, named after its key (a second write of the same message replaces the first), so
  * a shop without a mail server can still read what would have been sent.
  */
-export function createMailer(options: { smtpUrl?: string; from: string; dataDir: string }): Mailer {
+export function createMailer(options: MailerOptions): Mailer {
   const sender = addressparser(options.from, { flatten: true })[0]?.address;
   // Addresses go to nodemailer as objects, never as header text: a name or an address carrying a
   // line break or a comma stays one encoded address, whatever it holds.
@@ -59,10 +72,19 @@ export function createMailer(options: { smtpUrl?: string; from: string; dataDir:
     ...mail,
   });
   if (options.smtpUrl) {
-    const transport = nodemailer.createTransport(options.smtpUrl);
+    // nodemailer's own waits are 2 minutes to connect and 10 minutes of silence per answer.
+    const timeoutMs = options.timeoutMs ?? 30_000;
+    const transport = nodemailer.createTransport({
+      url: options.smtpUrl,
+      connectionTimeout: timeoutMs,
+      greetingTimeout: timeoutMs,
+      socketTimeout: timeoutMs,
+      dnsTimeout: timeoutMs,
+    });
     return {
       async send(mail) {
-        await transport.sendMail(envelope(mail));
+        // nodemailer 10 takes a signal per message (its types do not say so yet).
+        await transport.sendMail({ ...envelope(mail), signal: options.signal } as SendMailOptions);
       },
     };
   }

@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { Logger as WorkerLogger, run, type Runner, type TaskList, type WorkerEvents } from 'graphile-worker';
+import { Logger as WorkerLogger, run, type Runner, type TaskList, type WorkerEvents, type WorkerPool } from 'graphile-worker';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import type { Runtime } from '../api/runtime.ts';
@@ -43,6 +43,30 @@ export function taskList(ctx: WorkerContext): TaskList {
   };
 }
 
+/**
+ * The tasks that send e-mail. They run on a runner of their own (startWorker), so that a mail server
+ * that answers slowly or never holds their slots only, never those of the money jobs (charge__poll,
+ * commission__accrue, commission__mark_payable), of report__seal_z or of any other cron task.
+ */
+export const MAIL_TASKS: ReadonlySet<string> = new Set([
+  'user__forgot_password',
+  'sale__email_receipt',
+  'stock__negative_alert',
+  'alerts__send_digest',
+  'report__email_z',
+  'billing__email_receipt',
+  'billing__send_reminder',
+]);
+
+/** Each runner's tasks: `mail` those of MAIL_TASKS, `main` every other one. */
+export function runnerTasks(ctx: WorkerContext): { main: TaskList; mail: TaskList } {
+  const tasks = Object.entries(taskList(ctx));
+  return {
+    main: Object.fromEntries(tasks.filter(([name]) => !MAIL_TASKS.has(name))),
+    mail: Object.fromEntries(tasks.filter(([name]) => MAIL_TASKS.has(name))),
+  };
+}
+
 /** Times are UTC. Each item's id is pinned so that renaming a task never replays its history. */
 export const CRONTAB = [
   '15 * * * * auth__prune_expired ?id=auth_prune_expired',
@@ -68,50 +92,109 @@ function workerLogger(log: Logger): WorkerLogger {
 }
 
 export interface Worker {
-  runner: Runner;
+  /** `main`: every task but mail, and the crontab; `mail`: the tasks that send e-mail (MAIL_TASKS). */
+  runners: { main: Runner; mail: Runner };
   liveness: Liveness;
-  stop(): Promise<void>;
+  /**
+   * Stops within `timeoutMs` (SHUTDOWN_TIMEOUT_MS): takes no new job, lets the running ones finish
+   * until a little before the end, then hands back those still running (their mail cut, their locks
+   * freed, due again seconds later: every task is safe to run twice) and ends the pools.
+   */
+  stop(timeoutMs?: number): Promise<void>;
+}
+
+/** Of a shutdown's time, what is kept, at most, to hand back the jobs still running and end the pools. */
+const RELEASE_MS = 3_000;
+
+/** Whether `promise` settles (either way) before the time `at` (Date.now()). */
+async function settlesBy(promise: Promise<unknown>, at: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), Math.max(0, at - Date.now()))));
+  try {
+    return await Promise.race([promise.then(() => true, () => true), late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /**
- * graphile-worker on its own pool of the owner's role (the worker's tables are not the app role's).
- * Its worker pool beats in worker_heartbeats, and each beat frees the jobs of pools that are gone
- * (liveness.ts); mail goes out once per message (sendOnce). Signals are left to the process, which
- * stops the worker as part of its own graceful shutdown.
+ * Ends `pool` once it lends no connection: a job handed back at the deadline may still be using one,
+ * and the task's next query, or graphile-worker's own completion of it, would otherwise throw where
+ * nothing catches it. The job's lock is already freed; what it still does, it may do twice.
+ */
+async function endWhenIdle(pool: pg.Pool): Promise<void> {
+  while (pool.totalCount > pool.idleCount) await new Promise((resolve) => setTimeout(resolve, 100));
+  await pool.end();
+}
+
+/**
+ * Two graphile-worker runners in this process, each on its own pool of the owner's role (the worker's
+ * tables are not the app role's): `mail` runs the tasks that send e-mail (MAIL_CONCURRENCY at once),
+ * `main` every other task and the crontab (WORKER_CONCURRENCY). A runner fetches only the jobs of its
+ * own tasks, and a mail job holds a connection of its runner's pool for its whole SMTP exchange
+ * (sendOnce): a mail server that stalls fills the mail runner's slots and pool, never the main's. Both
+ * runners' worker pools beat in worker_heartbeats, and each beat frees the jobs of pools that are gone
+ * (liveness.ts). Signals are left to the process, which stops the worker as part of its own graceful
+ * shutdown.
  */
 export async function startWorker(runtime: Runtime, log: Logger, mailer?: Mailer, timing?: LivenessTiming): Promise<Worker> {
   const { config, appKey, ownerUrl } = runtime;
-  const pool = new pg.Pool({ connectionString: ownerUrl, max: config.WORKER_CONCURRENCY + 2, application_name: 'pos-worker' });
   // An idle client whose connection drops must not crash the process: log it, the pool replaces it.
   const logDrop = (error: Error & { code?: string }) => log.error({ error: error.message, code: error.code }, 'worker database connection lost');
-  pool.on('error', logDrop);
-  pool.on('connect', (client) => client.on('error', logDrop));
-  const ctx: WorkerContext = {
-    config,
-    appKey,
-    ownerUrl,
-    log,
-    mailer: sendOnce(mailer ?? createMailer({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM, dataDir: config.DATA_DIR }), pool),
+  const openPool = (slots: number, name: string) => {
+    // One connection per running job, one for LISTEN, one to fetch and complete jobs meanwhile.
+    const pool = new pg.Pool({ connectionString: ownerUrl, max: slots + 2, application_name: name });
+    pool.on('error', logDrop);
+    pool.on('connect', (client) => client.on('error', logDrop));
+    return pool;
   };
+  const mainPool = openPool(config.WORKER_CONCURRENCY, 'pos-worker');
+  const mailPool = openPool(config.MAIL_CONCURRENCY, 'pos-worker-mail');
+  // Aborted at the shutdown's deadline: SMTP exchanges still waiting are cut, their jobs fail and go back.
+  const cutMail = new AbortController();
+  const smtp = mailer ?? createMailer({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM, dataDir: config.DATA_DIR, timeoutMs: config.SMTP_TIMEOUT_MS, signal: cutMail.signal });
+  const tasks = runnerTasks({ config, appKey, ownerUrl, log, mailer: sendOnce(smtp, mailPool) });
+  // One emitter for both runners: liveness beats for every pool, and stop() reaches the pools still running.
   const events: WorkerEvents = new EventEmitter();
-  const liveness = keepWorkersAlive(pool, events, log, timing);
-  const runner = await run({
-    pgPool: pool,
-    concurrency: config.WORKER_CONCURRENCY,
-    noHandleSignals: true,
-    pollInterval: 1000,
-    taskList: taskList(ctx),
-    crontab: CRONTAB,
-    logger: workerLogger(log),
-    events,
-  });
+  const liveness = keepWorkersAlive(mainPool, events, log, timing);
+  const workerPools = new Set<WorkerPool>();
+  events.on('pool:create', ({ workerPool }) => workerPools.add(workerPool));
+  events.on('pool:release', ({ workerPool }) => workerPools.delete(workerPool));
+  const common = { noHandleSignals: true, pollInterval: 1000, logger: workerLogger(log), events };
+  const main = await run({ ...common, pgPool: mainPool, concurrency: config.WORKER_CONCURRENCY, taskList: tasks.main, crontab: CRONTAB });
+  // No crontab here; an empty list, or graphile-worker would look for a `crontab` file.
+  const mail = await run({ ...common, pgPool: mailPool, concurrency: config.MAIL_CONCURRENCY, taskList: tasks.mail, parsedCronItems: [] });
+
+  const stopWithin = async (timeoutMs: number) => {
+    const start = Date.now();
+    const releaseMs = Math.min(RELEASE_MS, timeoutMs / 5);
+    const handBackAt = start + timeoutMs - releaseMs;
+    const giveUpAt = start + timeoutMs - releaseMs / 4;
+    const stopped = Promise.allSettled([main.stop(), mail.stop()]);
+    if (!(await settlesBy(stopped, handBackAt))) {
+      log.warn('jobs still running at the shutdown deadline: their mail is cut, they go back to the queue');
+      // A stalled SMTP exchange is cut first: its job then fails and goes back the ordinary way.
+      cutMail.abort(new Error('the worker is shutting down'));
+      if (!(await settlesBy(stopped, handBackAt + releaseMs / 4))) {
+        // Whatever still runs is failed by graphile-worker itself: unlocked, due again in seconds.
+        const released = Promise.allSettled(
+          [...workerPools].map(async (workerPool) => (await workerPool.forcefulShutdown('the worker stopped before this job ended: it runs again')).forceFailedJobs),
+        ).then((results) => {
+          const jobs = results.flatMap((result) => (result.status === 'fulfilled' ? result.value.map((job) => ({ id: job.id, task: job.task_identifier })) : []));
+          log.warn({ jobs }, 'jobs handed back to the queue');
+        });
+        await settlesBy(released, giveUpAt);
+      }
+    }
+    await settlesBy(liveness.stop(), giveUpAt);
+    if (!(await settlesBy(Promise.all([endWhenIdle(mainPool), endWhenIdle(mailPool)]), giveUpAt))) {
+      log.warn('worker pools still in use at the shutdown deadline: closed when their last jobs end');
+    }
+  };
+  let stopping: Promise<void> | undefined;
   return {
-    runner,
+    runners: { main, mail },
     liveness,
-    async stop() {
-      await runner.stop();
-      await liveness.stop();
-      await pool.end();
-    },
+    stop: (timeoutMs = config.SHUTDOWN_TIMEOUT_MS) => (stopping ??= stopWithin(timeoutMs)),
   };
 }

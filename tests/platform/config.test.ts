@@ -10,6 +10,7 @@ t.test('defaults apply when the environment says nothing', async (t) => {
   t.equal(config.DATA_DIR, '.data');
   t.equal(config.DATABASE_URL, undefined);
   t.same([config.TRUST_PROXY, config.DB_ACQUIRE_TIMEOUT_MS, config.HTTP_REQUEST_TIMEOUT_MS, config.SHUTDOWN_TIMEOUT_MS], [0, 5_000, 120_000, 25_000]);
+  t.same([config.WORKER_CONCURRENCY, config.MAIL_CONCURRENCY, config.SMTP_TIMEOUT_MS], [4, 2, 30_000]);
 });
 
 t.test('TRUST_PROXY is a number of proxies: true is one, false none', async (t) => {
@@ -29,6 +30,8 @@ t.test('a malformed value is refused with one line naming the variable', async (
     [{ HTTP_REQUEST_TIMEOUT_MS: '5000' }, /^Invalid configuration: HTTP_REQUEST_TIMEOUT_MS /],
     [{ DB_ACQUIRE_TIMEOUT_MS: '0' }, /^Invalid configuration: DB_ACQUIRE_TIMEOUT_MS /],
     [{ SHUTDOWN_TIMEOUT_MS: '-1' }, /^Invalid configuration: SHUTDOWN_TIMEOUT_MS /],
+    [{ MAIL_CONCURRENCY: '0' }, /^Invalid configuration: MAIL_CONCURRENCY /],
+    [{ SMTP_TIMEOUT_MS: 'never' }, /^Invalid configuration: SMTP_TIMEOUT_MS /],
   ];
   for (const [env, message] of cases) {
     t.throws(() => loadConfig(env), { constructor: ConfigError, message }, JSON.stringify(env));
