@@ -320,3 +320,20 @@ t.test('past 24 hours: a charge never sent is expired unsent; MTN\'s last word s
   await age(stale);
   t.match((await confirm(s, stale)).body.data, { status: 'expired' }, 'still PENDING at MTN a day later: expired');
 });
+
+t.test('the application role settles or records only its own shop\'s charges, never with no shop set', async (t) => {
+  const s = await setup(t, {}, { worker: false });
+  const { reference } = (await subscribe(s, '670000002')).body.data;
+  await stopChargePolling(s.api, reference);
+  const other = await registerShop(s.api);
+  const asApp = (shopId: string | null) =>
+    s.api.appSql.begin(async (tx) => {
+      await tx`select set_config('app.shop_id', ${shopId ?? ''}, true)`;
+      await tx`select charge_note_request(${reference}, true)`;
+      return (await tx<{ status: string | null }[]>`select (charge_settle(${reference}, 'succeeded')).status`)[0]!.status;
+    });
+  t.equal(await asApp(null), null, 'no shop set: nothing settled');
+  t.equal(await asApp(other.shop.id), null, 'another shop: nothing settled');
+  t.match(await stored(s, reference), { status: 'pending', requested_at: null, acknowledged_at: null }, 'nor recorded');
+  t.equal(await subscriptionEnd(s), null);
+});

@@ -13,5 +13,6 @@ begin
          acknowledged_at = coalesce(acknowledged_at, case when p_acknowledged then now() end)
    where reference = p_reference
      and status = 'pending'
-     and (nullif(current_setting('app.shop_id', true), '') is null or shop_id = app_shop_id());
+     -- The app's own shop only, and never with no shop set; the worker, as the owner, any.
+     and (shop_id = app_shop_id() or (session_user <> 'pos_app' and app_shop_id() is null));
 end $$;

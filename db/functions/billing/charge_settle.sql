@@ -23,8 +23,9 @@ begin
   if not found then
     return null;
   end if;
-  -- The app settles only its own shop's charges (the worker, as the owner, has no shop set).
-  if nullif(current_setting('app.shop_id', true), '') is not null and charge.shop_id <> app_shop_id() then
+  -- The app settles only its own shop's charges, and never with no shop set; the worker, as the
+  -- owner, settles any.
+  if (session_user = 'pos_app' or app_shop_id() is not null) and charge.shop_id is distinct from app_shop_id() then
     return null;
   end if;
   if charge.status <> 'pending' or p_status = 'pending' then
