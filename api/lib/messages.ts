@@ -137,6 +137,8 @@ const FIXED: Record<string, string> = {
   'This product does not track stock.': "Ce produit n'est pas suivi en stock.",
   "The server's record changed since this version: reconcile with it.": 'La fiche a changé sur le serveur depuis cette version : rapprochez les deux versions.',
   'Open a shift first: drawer cash belongs to a shift.': "Ouvrez d'abord une session de caisse : l'argent du tiroir appartient à une session.",
+  'Open a shift first: the cash this sale took goes back from a drawer.': "Ouvrez d'abord une session de caisse : l'argent liquide de cette vente est rendu depuis un tiroir.",
+  'Open a shift first: a cash refund is paid out of a drawer.': "Ouvrez d'abord une session de caisse : un remboursement en espèces sort d'un tiroir.",
   'This quote was declined.': 'Ce devis a été refusé.',
   'This sale is already voided.': 'Cette vente est déjà annulée.',
   'This product does not exist in this shop.': "Ce produit n'existe pas dans cette boutique.",

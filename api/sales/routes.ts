@@ -98,7 +98,9 @@ const voidRoute = createRoute({
   summary: 'Void a completed sale with no refund (manager or owner)',
   description:
     'Stock comes back (`void` movements); payments, credit, points and journal are reversed by new records; the sale keeps its number and shows as voided. ' +
-    'A second void is a 409 `sale_already_voided`; a sale with refunds a 409 `sale_refunded`; a credit sale partly paid already a 409 `sale_credit_settled` (refund it instead).',
+    'A second void is a 409 `sale_already_voided`; a sale with refunds a 409 `sale_refunded`; a credit sale partly paid already a 409 `sale_credit_settled` (refund it instead). ' +
+    'The money goes back from the drawer the sale was taken in while that shift is open, else from the voider\'s open shift (its expected cash counts it); ' +
+    'a sale that took cash with neither open is a 409 `no_open_shift`.',
   security: bearer,
   middleware: managers,
   request: { params: SaleParam, body: jsonBody(VoidBody) },
@@ -109,6 +111,7 @@ const voidRoute = createRoute({
       sale_already_voided: 'The sale was voided before.',
       sale_refunded: 'The sale has refunds: it can no longer be voided.',
       sale_credit_settled: 'Part of this credit sale was paid since: refund it instead.',
+      no_open_shift: 'The sale took cash, and neither its own shift nor the voider\'s is open: no drawer to give the cash back from.',
     }),
   },
 });
@@ -121,14 +124,19 @@ const refund = createRoute({
   summary: 'Refund selected items of a sale (manager or owner)',
   description:
     'Never more than sold less already refunded (422 `refund_exceeds_sold` on `items.N.quantity`). Each line\'s share pro rata (its last unit takes the exact remainder), stock back for tracked goods, ' +
-    'VAT and journal reversed pro rata, points reversed pro rata, the money paid back by `method` (credit: off what the sale still owes on the customer\'s account). A voided sale is a 409 `sale_voided`, a fully refunded one 409 `sale_refunded`.',
+    'VAT and journal reversed pro rata, points reversed pro rata, the money paid back by `method` (credit: off what the sale still owes on the customer\'s account). A voided sale is a 409 `sale_voided`, a fully refunded one 409 `sale_refunded`. ' +
+    'The money is paid out of the refunder\'s open shift, else out of the sale\'s shift while it is open; a cash refund with neither open is a 409 `no_open_shift`.',
   security: bearer,
   middleware: managers,
   request: { params: SaleParam, body: jsonBody(RefundBody) },
   responses: {
     201: jsonResponse('The sale with its refunds.', one(SaleRecord)),
     ...pickErrors(400, 401, 402, 403, 404, 413),
-    ...refusals(409, { sale_voided: 'The sale is voided: nothing is left to refund.', sale_refunded: 'The sale is already refunded in full.' }),
+    ...refusals(409, {
+      sale_voided: 'The sale is voided: nothing is left to refund.',
+      sale_refunded: 'The sale is already refunded in full.',
+      no_open_shift: 'A cash refund, and neither the refunder\'s shift nor the sale\'s is open: no drawer to pay it out of.',
+    }),
     ...refusals(422, {
       validation_failed: 'An input is missing or malformed, a line is not part of this sale, or `credit` is asked for more than the sale still owes on the customer\'s account.',
       refund_exceeds_sold: 'A line asks back more than was sold less what was already refunded (`items.N.quantity`).',

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { createCustomer, sell, voidSale } from '../sales/sale-fixtures.ts';
+import { createCustomer, openShift, sell, voidSale } from '../sales/sale-fixtures.ts';
 import { createProduct, registerShop } from '../support/fixtures.ts';
 import { startService } from '../support/service.ts';
 import { visibleText } from './receipt-fixtures.ts';
@@ -62,6 +62,7 @@ t.test('a credit sale is unpaid until something is paid, then shows the balance 
 t.test('a voided credit sale carries no payment stamp and no balance due', async (t) => {
   const customer = await createCustomer(api, owner.token, { credit_ceiling_xaf: 100_000 });
   const sale = await creditSale(customer.id, 1000);
+  await openShift(api, owner.token);
   t.equal((await voidSale(api, owner.token, sale.id)).status, 200);
   const { html, text } = await invoiceText(sale.id);
   t.match(text, 'VENTE ANNULÉE');

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import t, { type Test } from 'tap';
 import { signShareToken } from '../../api/receipts/share.ts';
-import { sell, staffedShop, voidSale } from '../sales/sale-fixtures.ts';
+import { openShift, sell, staffedShop, voidSale } from '../sales/sale-fixtures.ts';
 import { createProduct, registerShop, type ShopFixture } from '../support/fixtures.ts';
 import { FR } from '../support/replies.ts';
 import { startService, type Reply } from '../support/service.ts';
@@ -133,6 +133,7 @@ t.test('sharing another shop\'s sale, or one that does not exist, is a 404', asy
 
 t.test('voiding a sale revokes its links: 404, and it cannot be shared again', async (t) => {
   const { owner, manager } = await staffedShop(api);
+  await openShift(api, manager.token);
   const sale = await saleOf(owner);
   const token = tokenOf((await linkOf(owner.token, sale.id)).url);
   t.equal((await sharedInvoice(token)).status, 200, 'works before the void');

@@ -2,7 +2,7 @@ import t from 'tap';
 import { addStaff, createProduct, registerShop } from '../support/fixtures.ts';
 import { expectError, expectInvalid, FORBIDDEN } from '../support/replies.ts';
 import { startService } from '../support/service.ts';
-import { refundSale, roundHalfAway, sell, vatOf, voidSale } from '../sales/sale-fixtures.ts';
+import { openShift, refundSale, roundHalfAway, sell, vatOf, voidSale } from '../sales/sale-fixtures.ts';
 import { backdate, journalByDay, shopDay } from './report-fixtures.ts';
 
 /**
@@ -232,6 +232,7 @@ t.test('cash shortages and overages of the shifts closed, per cashier and per sh
 
 t.test('collected (sales - voids - refunds) and deductible (purchases - returns) per rate, equal to the journal\'s 4431 and 4452; 19.25% split', async (t) => {
   const { token, shop } = await registerShop(api);
+  await openShift(api, token);
   const cement = await createProduct(api, token, { price_xaf: 5_000, cost_xaf: 1_000, vat_rate: 19.25 }, 100);
   const sand = await createProduct(api, token, { price_xaf: 2_000, cost_xaf: 500, vat_rate: 0 }, 100);
   await sell(api, token, { items: [{ product_id: cement.id, quantity: 2 }], payments: cash(10_000) });

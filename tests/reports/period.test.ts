@@ -3,7 +3,7 @@ import { addStaff, createCategory, createProduct, registerShop } from '../suppor
 import { startMailbox, startMailWorker } from '../support/mailbox.ts';
 import { expectError, expectInvalid, FORBIDDEN } from '../support/replies.ts';
 import { startService } from '../support/service.ts';
-import { refundSale, roundHalfAway, sell, vatOf, voidSale } from '../sales/sale-fixtures.ts';
+import { openShift, refundSale, roundHalfAway, sell, vatOf, voidSale } from '../sales/sale-fixtures.ts';
 import { backdate, journalByDay, seal, shopDay } from './report-fixtures.ts';
 
 /**
@@ -32,6 +32,7 @@ const basket = (lines: Line[]) => ({ lines, gross: sum(lines.map((l) => l.gross)
 /** A shop with an owner, a manager, a cashier, two categories and four products; four sales today, one voided, one partly refunded. */
 async function tradingShop() {
   const owner = await registerShop(api, { shop_name: 'Quincaillerie Mbappe' });
+  await openShift(api, owner.token);
   const manager = await addStaff(api, owner, 'manager');
   const cashier = await addStaff(api, owner, 'cashier');
   const materials = await createCategory(api, owner.token, { name: 'Matériaux' });
@@ -238,6 +239,7 @@ t.test('bounds: sales summary without from or to is a 422 on that key', async (t
 
 t.test('voids and refunds net out', async (t) => {
   const owner = await registerShop(api);
+  await openShift(api, owner.token);
   const p = await createProduct(api, owner.token, { name: 'Peinture', price_xaf: 7_500, vat_rate: 19.25, cost_xaf: 4_000 }, 10);
   const a = await sell(api, owner.token, { items: [{ product_id: p.id, quantity: 2 }], payments: [{ method: 'card', amount_xaf: 15_000 }] });
   const b = await sell(api, owner.token, { items: [{ product_id: p.id, quantity: 3, discount_xaf: 1 }], payments: [{ method: 'cash', amount_xaf: 22_499 }] });
@@ -285,6 +287,7 @@ t.test('another shop\'s sales never appear', async (t) => {
 t.test('days sealed by the nightly task give the same figures as before sealing', async (t) => {
   await startMailWorker(t, api, await startMailbox(t));
   const owner = await registerShop(api);
+  await openShift(api, owner.token);
   const ciment = await createProduct(api, owner.token, { name: 'Ciment', price_xaf: 5_000, vat_rate: 19.25, cost_xaf: 3_500 }, 1_000);
   const service = await createProduct(api, owner.token, { name: 'Pose', price_xaf: 1_500, vat_rate: 0, tracked: false });
   const cash = (amount: number) => [{ method: 'cash', amount_xaf: amount }];

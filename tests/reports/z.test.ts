@@ -135,6 +135,7 @@ t.test('a sealed Z never changes: a void or a refund today of a sealed day\'s sa
   await seal();
   const yesterday = await shopDay(owner.shop.id, -1);
   const before = (await z(owner.token, yesterday)).body.data;
+  await openShift(api, owner.token);
   t.equal((await voidSale(api, owner.token, old.id)).status, 200);
   t.equal((await refundSale(api, owner.token, other.id, { method: 'cash', items: [{ sale_item_id: other.items[0].id, quantity: 1 }] })).status, 201);
   t.strictSame((await z(owner.token, yesterday)).body.data, before, 'the sealed Z is as it was');
@@ -235,6 +236,7 @@ t.test('a shop\'s Z shows only its own records', async (t) => {
 
 t.test('the report facts stored when a day is sealed are the ones computed live for that day, net of its voids and refunds', async (t) => {
   const { owner, cashier, taxed, free } = await zShop();
+  await openShift(api, owner.token);
   const a = await sell(api, owner.token, { items: [{ product_id: taxed.id, quantity: 3 }, { product_id: free.id, quantity: 2 }], payments: cash(20_000) });
   const b = await sell(api, cashier.token, { items: [{ product_id: taxed.id, quantity: 1 }], payments: [{ method: 'card', amount_xaf: 5_000 }] });
   await sell(api, cashier.token, { items: [{ name: 'Livraison', unit_price_xaf: 1_000, quantity: 1 }], payments: cash(1_000) });

@@ -3,7 +3,7 @@ import t from 'tap';
 import { createProduct, ledgerInvariants, registerShop, type ShopFixture } from '../support/fixtures.ts';
 import { startService, type Reply } from '../support/service.ts';
 import { checkProperty, propertyRun } from '../support/property.ts';
-import { createCustomer, createPromotion, postSale, productWithVariants, refundSale, voidSale } from './sale-fixtures.ts';
+import { createCustomer, createPromotion, openShift, postSale, productWithVariants, refundSale, voidSale } from './sale-fixtures.ts';
 
 const api = await startService(t);
 
@@ -151,6 +151,8 @@ function refused(reply: Reply, status: number, code: string, keys: string[] | nu
 
 async function buildWorld(setup: Setup): Promise<World> {
   const owner = await registerShop(api);
+  // The owner works at an open till: what a void or a refund pays back leaves its drawer.
+  await openShift(api, owner.token);
   const products: World['products'] = [];
   const stock = new Map<string, number>();
   for (const [index, spec] of setup.products.entries()) {

@@ -720,6 +720,7 @@ t.test('GET /sales filters by customer, status, shift and cashier', async (t) =>
   const forCustomer = await sell(api, cashier.token, { customer_id: customer.id, items: [line(100)], payments: cash(100) });
   const byManager = await sell(api, manager.token, { items: [line(100)], payments: cash(100) });
   const voided = await sell(api, cashier.token, { items: [line(100)], payments: cash(100) });
+  await openShift(api, manager.token);
   t.equal((await voidSale(api, manager.token, voided.id)).status, 200);
   const list = async (query: string) => (await api.request('GET', `/sales?${query}`, { token: cashier.token })).body.data.map((s: any) => s.id);
   t.strictSame(await list(`customer_id=${customer.id}`), [forCustomer.id], 'customer_id');

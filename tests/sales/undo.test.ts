@@ -45,6 +45,16 @@ async function refund(token: string, saleId: string, body: Record<string, unknow
   return reply.body.data;
 }
 
+/**
+ * A shop whose manager, who voids and refunds, has an open shift: the money a void or a refund gives
+ * back leaves a drawer (CONTRACT section 12; tests/shifts/reversals.test.ts has the rule itself).
+ */
+async function shopAtWork() {
+  const shop = await staffedShop(api);
+  await openShift(api, shop.manager.token);
+  return shop;
+}
+
 async function paymentRows(saleId: string): Promise<[string, string, number][]> {
   const rows = await api.ownerSql<{ kind: string; method: string; amount_xaf: number }[]>`
     select kind, method, amount_xaf from sale_payments where sale_id = ${saleId} order by kind, method, amount_xaf`;
@@ -54,7 +64,7 @@ async function paymentRows(saleId: string): Promise<[string, string, number][]> 
 // Void
 
 t.test('a void gives the stock back with void movements, reverses the payments and keeps the receipt number', async (t) => {
-  const { owner, manager, cashier } = await staffedShop(api);
+  const { owner, manager, cashier } = await shopAtWork();
   const tracked = await createProduct(api, owner.token, { price_xaf: 1000, cost_xaf: 600 }, 10);
   const untracked = await createProduct(api, owner.token, { price_xaf: 1000, tracked: false });
   await sell(api, cashier.token, { items: [line(100)], payments: cash(100) });
@@ -93,7 +103,7 @@ t.test('a void gives the stock back with void movements, reverses the payments a
 });
 
 t.test('a void gives a variant\'s stock back to that variant', async (t) => {
-  const { owner, manager } = await staffedShop(api);
+  const { owner, manager } = await shopAtWork();
   const shirt = await createProduct(api, owner.token, { price_xaf: 2000 });
   await api.request('POST', `/products/${shirt.id}/options`, { token: owner.token, body: { options: [{ name: 'Taille', values: ['M', 'L'] }] } });
   const m = (await api.request('POST', `/products/${shirt.id}/variants`, { token: owner.token, body: { options: { Taille: 'M' } } })).body.data;
@@ -108,7 +118,7 @@ t.test('a void gives a variant\'s stock back to that variant', async (t) => {
 });
 
 t.test('a void reverses the points a sale earned and gives back the points it redeemed', async (t) => {
-  const { owner, manager } = await staffedShop(api);
+  const { owner, manager } = await shopAtWork();
   await setShop(api, owner, { loyalty_redeem_rate_xaf: 5 });
   const customer = await createCustomer(api, owner.token);
   await givePoints(api, owner.token, customer.id, 100);
@@ -121,7 +131,7 @@ t.test('a void reverses the points a sale earned and gives back the points it re
 });
 
 t.test('a void takes the credit of the sale off the customer\'s balance', async (t) => {
-  const { owner, manager } = await staffedShop(api);
+  const { owner, manager } = await shopAtWork();
   const customer = await createCustomer(api, owner.token, { credit_ceiling_xaf: 10_000 });
   const other = await sell(api, owner.token, { customer_id: customer.id, items: [line(500)] });
   const sale = await sell(api, owner.token, { customer_id: customer.id, items: [line(3000)], payments: cash(1000) });
@@ -135,7 +145,7 @@ t.test('a void takes the credit of the sale off the customer\'s balance', async 
 });
 
 t.test('a credit sale already partly paid cannot be voided: 409 sale_credit_settled', async (t) => {
-  const { owner, manager } = await staffedShop(api);
+  const { owner, manager } = await shopAtWork();
   const customer = await createCustomer(api, owner.token, { credit_ceiling_xaf: 10_000 });
   const sale = await sell(api, owner.token, { customer_id: customer.id, items: [line(3000)] });
   t.equal((await api.request('POST', `/customers/${customer.id}/payments`, { token: owner.token, body: { amount_xaf: 1000, method: 'cash' } })).status, 201);
@@ -145,7 +155,7 @@ t.test('a credit sale already partly paid cannot be voided: 409 sale_credit_sett
 });
 
 t.test('only a completed sale without refunds is voided: 409 sale_already_voided, 409 sale_refunded', async (t) => {
-  const { owner, manager } = await staffedShop(api);
+  const { owner, manager } = await shopAtWork();
   const product = await createProduct(api, owner.token, { price_xaf: 1000 }, 10);
   const sale = await sell(api, owner.token, { items: [{ product_id: product.id, quantity: 2 }], payments: cash(2000) });
   t.equal((await voidSale(api, manager.token, sale.id)).status, 200);
@@ -164,7 +174,7 @@ t.test('only a completed sale without refunds is voided: 409 sale_already_voided
 });
 
 t.test('a void needs a reason of 1 to 255 characters', async (t) => {
-  const { owner, manager } = await staffedShop(api);
+  const { owner, manager } = await shopAtWork();
   const sale = await sell(api, owner.token, { items: [line(100)], payments: cash(100) });
   expectInvalid(t, await voidSale(api, manager.token, sale.id, {}), 'reason', 'missing');
   expectInvalid(t, await voidSale(api, manager.token, sale.id, { reason: null }), 'reason', 'null');
@@ -178,7 +188,7 @@ t.test('a void needs a reason of 1 to 255 characters', async (t) => {
 });
 
 t.test('a cashier may not void or refund (403); another shop\'s sale is 404; 402 once the subscription ended', async (t) => {
-  const { owner, manager, cashier } = await staffedShop(api);
+  const { owner, manager, cashier } = await shopAtWork();
   const theirs = await registerShop(api);
   const sale = await sell(api, cashier.token, { items: [line(100, { quantity: 2 })], payments: cash(200) });
   expectError(t, await voidSale(api, cashier.token, sale.id), 403, FORBIDDEN, 'cashier void');
@@ -228,7 +238,7 @@ t.test('a refund returns the selected quantities: stock back for tracked goods, 
 });
 
 t.test('the refunds of one line add up exactly to its total and VAT: the last unit takes the remainder', async (t) => {
-  const { owner, manager } = await staffedShop(api);
+  const { owner, manager } = await shopAtWork();
   const sale = await sell(api, owner.token, {
     items: [line(400, { quantity: 3, discount_xaf: 200, vat_rate: 19.25 }), line(1001, { quantity: 2.5, vat_rate: 100, unit_price_xaf: 401 })],
     payments: cash(2003),
@@ -254,7 +264,7 @@ t.test('the refunds of one line add up exactly to its total and VAT: the last un
 });
 
 t.test('a refund never returns more than was sold less what was refunded: 422 refund_exceeds_sold on items.N.quantity', async (t) => {
-  const { owner, manager } = await staffedShop(api);
+  const { owner, manager } = await shopAtWork();
   const product = await createProduct(api, owner.token, { price_xaf: 1000 }, 10);
   const sale = await sell(api, owner.token, { items: [{ product_id: product.id, quantity: 3 }, line(500, { quantity: 2 })], payments: cash(4000) });
   const [goods, other] = sale.items;
@@ -273,7 +283,7 @@ t.test('a refund never returns more than was sold less what was refunded: 422 re
 });
 
 t.test('an item of another sale is 422 on items.N.sale_item_id', async (t) => {
-  const { owner, manager } = await staffedShop(api);
+  const { owner, manager } = await shopAtWork();
   const theirs = await registerShop(api);
   const sale = await sell(api, owner.token, { items: [line(500, { quantity: 2 })], payments: cash(1000) });
   const another = await sell(api, owner.token, { items: [line(500, { quantity: 2 })], payments: cash(1000) });
@@ -287,7 +297,7 @@ t.test('an item of another sale is 422 on items.N.sale_item_id', async (t) => {
 });
 
 t.test('refund inputs: method of the list, reason at most 255, at least one item, quantities over 0 with 3 decimals', async (t) => {
-  const { owner, manager } = await staffedShop(api);
+  const { owner, manager } = await shopAtWork();
   const sale = await sell(api, owner.token, { items: [line(1000, { quantity: 5 })], payments: cash(5000) });
   const item = sale.items[0];
   expectInvalid(t, await refundSale(api, manager.token, sale.id, { items: [{ sale_item_id: item.id, quantity: 1 }] }), 'method', 'no method');
@@ -310,7 +320,7 @@ t.test('refund inputs: method of the list, reason at most 255, at least one item
 });
 
 t.test('a refund by method credit comes off what the sale still owes on the customer\'s account', async (t) => {
-  const { owner, manager } = await staffedShop(api);
+  const { owner, manager } = await shopAtWork();
   const customer = await createCustomer(api, owner.token, { credit_ceiling_xaf: 10_000 });
   const sale = await sell(api, owner.token, { customer_id: customer.id, items: [line(1000, { quantity: 4, vat_rate: 19.25 })], payments: cash(1000) });
   t.equal(sale.credit_xaf, 3000);
@@ -331,7 +341,7 @@ t.test('a refund by method credit comes off what the sale still owes on the cust
 });
 
 t.test('a refund by credit of all the sale still owes clears its debt', async (t) => {
-  const { owner, manager } = await staffedShop(api);
+  const { owner, manager } = await shopAtWork();
   const customer = await createCustomer(api, owner.token, { credit_ceiling_xaf: 10_000 });
   const sale = await sell(api, owner.token, { customer_id: customer.id, items: [line(1000, { quantity: 2 })] });
   const reply = await refundSale(api, manager.token, sale.id, refundOf([[sale.items[0], 2]], 'credit'));
@@ -341,7 +351,7 @@ t.test('a refund by credit of all the sale still owes clears its debt', async (t
 });
 
 t.test('statuses: partially_refunded, then refunded; then 409 sale_refunded; a voided sale is 409 sale_voided', async (t) => {
-  const { owner, manager } = await staffedShop(api);
+  const { owner, manager } = await shopAtWork();
   const sale = await sell(api, owner.token, { items: [line(1000, { quantity: 2 }), line(300)], payments: cash(2300) });
   t.equal((await refund(manager.token, sale.id, refundOf([[sale.items[0], 2]]))).status, 'partially_refunded', 'one line of two');
   t.equal((await refund(manager.token, sale.id, refundOf([[sale.items[1], 1]]))).status, 'refunded', 'all of it');
@@ -354,7 +364,7 @@ t.test('statuses: partially_refunded, then refunded; then 409 sale_refunded; a v
 });
 
 t.test('a refund reverses points pro rata: earned points taken back, redeemed points given back', async (t) => {
-  const { owner, manager } = await staffedShop(api);
+  const { owner, manager } = await shopAtWork();
   await setShop(api, owner, { loyalty_redeem_rate_xaf: 10 });
   const customer = await createCustomer(api, owner.token);
   await givePoints(api, owner.token, customer.id, 50);
@@ -368,7 +378,7 @@ t.test('a refund reverses points pro rata: earned points taken back, redeemed po
 });
 
 t.test('a sale refunded in thirds takes back all the points it earned', async (t) => {
-  const { owner, manager } = await staffedShop(api);
+  const { owner, manager } = await shopAtWork();
   const customer = await createCustomer(api, owner.token);
   const sale = await sell(api, owner.token, { customer_id: customer.id, items: [line(1000, { quantity: 3 })], payments: cash(3000) });
   t.equal(sale.points_earned, 30);
@@ -382,7 +392,7 @@ t.test('a sale refunded in thirds takes back all the points it earned', async (t
 });
 
 t.test('a sale refunded in full, in parts, leaves every account of its journal at zero', async (t) => {
-  const { owner, manager } = await staffedShop(api);
+  const { owner, manager } = await shopAtWork();
   const product = await createProduct(api, owner.token, { price_xaf: 1000, cost_xaf: 333, unit: 'kg', vat_rate: 19.25 }, 10);
   const sale = await sell(api, owner.token, { items: [{ product_id: product.id, quantity: 1.5 }, line(700, { quantity: 3, vat_rate: 19.25 })], payments: [{ method: 'carrier1_momo', amount_xaf: 3600 }] });
   for (const quantity of [0.5, 0.5, 0.5]) await refund(manager.token, sale.id, refundOf([[sale.items[0], quantity]], 'carrier1_momo'));
@@ -398,7 +408,7 @@ t.test('a sale refunded in full, in parts, leaves every account of its journal a
 // Loyalty shown after paying
 
 t.test('a card shown after a sale without customer credits the sale\'s points once', async (t) => {
-  const { owner, cashier } = await staffedShop(api);
+  const { owner, cashier } = await shopAtWork();
   const customer = await createCustomer(api, owner.token, { card_no: 'CARTE-0001' });
   const sale = await sell(api, cashier.token, { items: [line(2550)], payments: cash(3000) });
   t.equal(sale.points_earned, 0);
@@ -414,7 +424,7 @@ t.test('a card shown after a sale without customer credits the sale\'s points on
 });
 
 t.test('attribute-loyalty: an unknown card is 422 on card_no, a sale made for another customer 409 sale_has_customer', async (t) => {
-  const { owner, manager, cashier } = await staffedShop(api);
+  const { owner, manager, cashier } = await shopAtWork();
   const holder = await createCustomer(api, owner.token, { card_no: 'CARTE-0002' });
   const someone = await createCustomer(api, owner.token);
   const attribute = (saleId: string, body: Record<string, unknown>) => api.request('POST', `/sales/${saleId}/attribute-loyalty`, { token: cashier.token, body });
@@ -434,7 +444,7 @@ t.test('attribute-loyalty: an unknown card is 422 on card_no, a sale made for an
 });
 
 t.test('a card shown after a sale that was refunded in full credits no points', async (t) => {
-  const { owner, manager } = await staffedShop(api);
+  const { owner, manager } = await shopAtWork();
   const customer = await createCustomer(api, owner.token, { card_no: 'CARTE-0004' });
   const sale = await sell(api, owner.token, { items: [line(1000, { quantity: 2 })], payments: cash(2000) });
   t.equal((await refund(manager.token, sale.id, refundOf([[sale.items[0], 2]]))).status, 'refunded');
@@ -444,7 +454,7 @@ t.test('a card shown after a sale that was refunded in full credits no points', 
 });
 
 t.test('points credited to a card shown afterwards are taken back when the sale is voided', async (t) => {
-  const { owner, manager } = await staffedShop(api);
+  const { owner, manager } = await shopAtWork();
   const customer = await createCustomer(api, owner.token, { card_no: 'CARTE-0003' });
   const sale = await sell(api, owner.token, { items: [line(5000)], payments: cash(5000) });
   t.equal((await api.request('POST', `/sales/${sale.id}/attribute-loyalty`, { token: owner.token, body: { card_no: 'CARTE-0003' } })).status, 200);

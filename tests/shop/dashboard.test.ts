@@ -3,6 +3,7 @@ import { inTenant } from '../../api/middleware/tenancy.ts';
 import { addStaff, createProduct, expireSubscription, registerShop } from '../support/fixtures.ts';
 import { startService } from '../support/service.ts';
 import { expectError, FORBIDDEN, UNAUTHENTICATED } from '../support/replies.ts';
+import { openShift } from '../sales/sale-fixtures.ts';
 
 const api = await startService(t);
 
@@ -106,6 +107,7 @@ t.test('the customers section counts customers, who owes, what is owed and the p
 
 t.test('the sales_today section counts today\'s sales net of voids and refunds', async (t) => {
   const owner = await registerShop(api);
+  await openShift(api, owner.token);
   const dashboard = async () => (await api.request('GET', '/dashboard', { token: owner.token })).body.data.sales_today;
   t.strictSame(await dashboard(), { count: 0, total_xaf: 0, refunded_xaf: 0, net_xaf: 0 }, 'zeros on a new shop');
   const product = await createProduct(api, owner.token, { price_xaf: 1000, tracked: false });

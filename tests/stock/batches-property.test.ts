@@ -6,6 +6,7 @@ import { checkProperty, propertyRun } from '../support/property.ts';
 import { startService, type Reply } from '../support/service.ts';
 import { offlineSale, pairDevice, push } from '../sync/sync-fixtures.ts';
 import { productWithVariants } from './stock-fixtures.ts';
+import { openShift } from '../sales/sale-fixtures.ts';
 
 /**
  * Random sequences of everything that moves stock, on two products and the two variants of a third
@@ -308,6 +309,8 @@ t.test('whatever moves the stock, batches follow it: first expired first out, ne
       // per-address limit (and report a 429 instead of the counterexample), so its bucket is cleared.
       await api.ownerSql`delete from rate_limits where bucket like 'address:%'`;
       const owner = await registerShop(api);
+      // The owner works at an open till: what a void or a refund pays back leaves its drawer.
+      await openShift(api, owner.token);
       const token = owner.token;
       const device = await pairDevice(api, token);
       const first = await createProduct(api, token, { price_xaf: 100 });

@@ -4,6 +4,7 @@ import { createProduct, registerShop } from '../support/fixtures.ts';
 import { expectError, expectInvalid, FORBIDDEN, NOT_FOUND, UNAUTHENTICATED } from '../support/replies.ts';
 import { startService } from '../support/service.ts';
 import { batchesOf, receive, sell } from '../purchases/purchase-fixtures.ts';
+import { openShift } from '../sales/sale-fixtures.ts';
 import { offlineSale, pairDevice, push } from '../sync/sync-fixtures.ts';
 import { adjustTo, expectLedgerInvariants, productRecord, productWithVariants, staffedShop } from './stock-fixtures.ts';
 
@@ -120,6 +121,7 @@ t.test('a variant\'s batches are taken by that variant\'s sales only', async (t)
 
 t.test('a void gives back to the batches its sale took from, never what other sales took', async (t) => {
   const { owner } = await staffedShop(api);
+  await openShift(api, owner.token);
   const product = await batchedProduct(owner.token);
   const first = await sell(api, owner.token, { product_id: product.id }, 3); // B 2, A 1.
   await sell(api, owner.token, { product_id: product.id }, 2); // A 2.
@@ -140,6 +142,7 @@ t.test('a void gives back to the batches its sale took from, never what other sa
 
 t.test('refunds give back to the batches the sale took from, the last taken first, never more than taken', async (t) => {
   const { owner } = await staffedShop(api);
+  await openShift(api, owner.token);
   const product = await batchedProduct(owner.token);
   const sale = await sell(api, owner.token, { product_id: product.id }, 10); // B 2, A 3, C 4, then the unbatched unit.
   t.strictSame(await batchesOf(api, product.id), [['B', 0], ['A', 0], ['C', 0]]);

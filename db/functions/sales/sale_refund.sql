@@ -1,7 +1,8 @@
 -- Refunds selected quantities of a completed (or partly refunded) sale: never more than sold less
 -- already refunded; each line's share pro rata (its last unit takes the exact remainder), stock back
 -- for tracked goods, VAT and journal reversed pro rata, points reversed pro rata, the money paid back
--- by p_method (credit: off the customer's account).
+-- by p_method (credit: off the customer's account) from the refunder's open shift, else the sale's
+-- while it is open (reversal_shift_id); a cash refund with neither is refused (409 no_open_shift).
 create or replace function sale_refund(p_sale_id uuid, p_method text, p_reason text, p_items jsonb)
   returns uuid
   language plpgsql volatile
@@ -35,7 +36,11 @@ begin
   if sale.status = 'refunded' then
     perform raise_app_error(409, 'sale_refunded', 'This sale is already fully refunded.');
   end if;
-  open_shift := current_shift_id();
+  -- Paid out of the refunder's drawer, else of the sale's while it is open; cash needs one of them.
+  open_shift := reversal_shift_id(sale.shift_id, 'refund');
+  if open_shift is null and p_method = 'cash' then
+    perform raise_app_error(409, 'no_open_shift', 'Open a shift first: a cash refund is paid out of a drawer.');
+  end if;
 
   for request in
     select (value ->> 'sale_item_id')::uuid as sale_item_id, (value ->> 'quantity')::numeric as quantity, (ordinality - 1)::int as i

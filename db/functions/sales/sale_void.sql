@@ -1,5 +1,7 @@
 -- Voids a completed sale with no refund: stock back, payments, credit, points and journal reversed by
--- new records; the sale keeps its number and shows as voided.
+-- new records; the sale keeps its number and shows as voided. The payments' reversal belongs to the
+-- sale's own shift while it is open, else to the voider's (reversal_shift_id); a sale that took cash
+-- cannot be voided with neither open (409 no_open_shift).
 create or replace function sale_void(p_sale_id uuid, p_reason text)
   returns void
   language plpgsql volatile
@@ -24,7 +26,12 @@ begin
   if sale.credit_xaf > 0 and customer_uncharge(p_sale_id, sale.credit_xaf) < sale.credit_xaf then
     perform raise_app_error(409, 'sale_credit_settled', 'Part of this credit sale has already been paid: refund it instead.');
   end if;
-  open_shift := current_shift_id();
+  -- The cash goes back from the drawer the sale was taken in while it is open, else from the voider's.
+  open_shift := reversal_shift_id(sale.shift_id, 'void');
+  if open_shift is null and exists (select 1 from sale_payments where sale_id = p_sale_id and method = 'cash' and kind in ('payment', 'change')
+                                     having sum(amount_xaf) <> 0) then
+    perform raise_app_error(409, 'no_open_shift', 'Open a shift first: the cash this sale took goes back from a drawer.');
+  end if;
 
   for item in select * from sale_items where sale_id = p_sale_id order by product_id, variant_id nulls first loop
     if exists (select 1 from products p where p.id = item.product_id and p.deleted_at is null and p.tracked)
