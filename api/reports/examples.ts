@@ -92,6 +92,7 @@ export const SALES_SUMMARY = example({
     },
   ],
   payments: [{ method: 'carrier1_momo', amount_xaf: 8000 }, { method: 'cash', amount_xaf: 34_562 }, { method: 'credit', amount_xaf: 8500 }],
+  settlements: [{ method: 'carrier1_momo', amount_xaf: 25_000 }],
   categories: [{ category_id: null, name: null, quantity: 25.5, total_xaf: 51_062, vat_xaf: 8243, net_xaf: 42_819 }],
   cashiers: [{ user_id: 'bd4ff92b-52e9-4a8d-a6cd-c248e0551b2b', name: 'Awa Ndiaye', sales_count: 4, total_xaf: 51_250 }],
 });
@@ -295,6 +296,7 @@ export const Z_REPORT = example({
   net_xaf: 42_819,
   vat_per_rate: [{ rate: 19.25, base_xaf: 42_819, vat_xaf: 8243, total_xaf: 51_062 }],
   payments: [{ method: 'carrier1_momo', amount_xaf: 8000 }, { method: 'cash', amount_xaf: 34_562 }, { method: 'credit', amount_xaf: 8500 }],
+  settlements: [{ method: 'carrier1_momo', amount_xaf: 25_000 }],
   cash_movements: { count: 1, in_xaf: 0, out_xaf: 5000 },
   expenses: { count: 0, total_xaf: 0, per_method: {} },
   cashiers: [{ user_id: 'bd4ff92b-52e9-4a8d-a6cd-c248e0551b2b', name: 'Awa Ndiaye', sales_count: 4, total_xaf: 51_250 }],

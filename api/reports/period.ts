@@ -70,6 +70,9 @@ export const SalesSummary = z
     payments: z.array(z.object({ method: z.string(), amount_xaf: Xaf })).openapi({
       description: 'Per method, as the Zs: payments net of change, less what refunds and voids gave back; `credit`: put on customers\' accounts.',
     }),
+    settlements: z.array(z.object({ method: z.string(), amount_xaf: Xaf })).openapi({
+      description: 'Per method, as the Zs: what customers paid on their accounts. Money taken in: `payments` without `credit`, plus these.',
+    }),
     categories: z
       .array(z.object({ category_id: Uuid.nullable(), name: z.string().nullable(), quantity: z.number(), total_xaf: Xaf, vat_xaf: Xaf, net_xaf: Xaf }))
       .openapi({ description: 'Net of voids and refunds, largest first; `category_id` null: products without a category and free lines.' }),

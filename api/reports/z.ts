@@ -40,6 +40,11 @@ export const ZReport = z
     payments: z.array(z.object({ method: z.string(), amount_xaf: z.number().int() })).openapi({
       description: 'Per method: the day\'s sales\' payments net of change, less what the day\'s refunds and voids gave back. `credit`: put on customers\' accounts.',
     }),
+    settlements: z.array(z.object({ method: z.string(), amount_xaf: z.number().int() })).openapi({
+      description:
+        'Per method: what customers paid on their accounts this day (POST /customers/{id}/payments). Money taken in per method is `payments` ' +
+        'without `credit` (sold on the accounts, not money) plus `settlements`; `payments` already nets refunds and voids.',
+    }),
     cash_movements: z.object({ count: z.number().int(), in_xaf: z.number().int(), out_xaf: z.number().int() }),
     expenses: z.object({ count: z.number().int(), total_xaf: z.number().int(), per_method: z.record(z.string(), z.number().int()) }),
     cashiers: z.array(z.object({ user_id: Uuid.nullable(), name: z.string().nullable(), sales_count: z.number().int(), total_xaf: z.number().int() })),
@@ -80,3 +85,15 @@ export async function zReportOf(tx: Tx, date: string | undefined): Promise<ZRepo
 }
 
 export const zReportRoutes = newRouter().openapi(zRoute, async (c) => c.json({ data: await zReportOf(c.var.tx, c.req.valid('query').date) }, 200));
+
+/**
+ * Money taken in per method (CONTRACT section 12): the day's payments (refunds and voids netted) less
+ * what was sold on the customers' accounts, plus what they paid on them. Methods in the Z's order.
+ */
+export function moneyTakenIn(z: { payments: { method: string; amount_xaf: number }[]; settlements?: { method: string; amount_xaf: number }[] }): { method: string; amount_xaf: number }[] {
+  const taken = new Map<string, number>();
+  for (const { method, amount_xaf } of [...z.payments, ...(z.settlements ?? [])]) {
+    if (method !== 'credit') taken.set(method, (taken.get(method) ?? 0) + amount_xaf);
+  }
+  return [...taken].sort(([a], [b]) => a.localeCompare(b)).map(([method, amount_xaf]) => ({ method, amount_xaf }));
+}

@@ -31,6 +31,7 @@ export const CURRENT_SHIFT = example({
     opening_float_xaf: 25_000,
     cash_sales_xaf: 34_750,
     cash_refunds_xaf: 188,
+    cash_settlements_xaf: 0,
     cash_in_xaf: 0,
     cash_out_xaf: 5000,
     cash_expenses_xaf: 0,

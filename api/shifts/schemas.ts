@@ -95,13 +95,14 @@ export const ShiftTotals = z
   .object({
     opening_float_xaf: z.number().int(),
     cash_sales_xaf: z.number().int().openapi({ description: 'Cash taken for sales, less change given.' }),
-    cash_refunds_xaf: z.number().int().openapi({ description: 'Cash paid back for refunds and voids.' }),
+    cash_refunds_xaf: z.number().int().openapi({ description: 'Cash paid back for refunds and voids: a void from the sale\'s drawer while it is open, else the voider\'s; a refund from the refunder\'s, else the sale\'s while open.' }),
+    cash_settlements_xaf: z.number().int().openapi({ description: 'Cash customers paid on their accounts at this drawer (POST /customers/{id}/payments while the shift was open).' }),
     cash_in_xaf: z.number().int(),
     cash_out_xaf: z.number().int(),
     cash_expenses_xaf: z.number().int().openapi({ description: 'Expenses paid in cash from this drawer, deleted ones excluded.' }),
     cash_supplier_payments_xaf: z.number().int().openapi({ description: 'Supplier invoices paid in cash from this drawer (POST /purchases/{id}/pay).' }),
-    expected_cash_xaf: z.number().int().openapi({ description: 'opening float + cash sales - cash refunds + cash in - cash out - cash expenses.' }),
-    by_method: z.record(DrawerMethod, z.number().int()).openapi({ description: 'Expected per method: cash as above; any other method, the net of its sale payments in this shift.' }),
+    expected_cash_xaf: z.number().int().openapi({ description: 'opening float + cash sales - cash refunds + cash settlements + cash in - cash out - cash expenses - cash supplier payments.' }),
+    by_method: z.record(DrawerMethod, z.number().int()).openapi({ description: 'Expected per method: cash as above; any other method, the net of its sale payments and settlements in this shift.' }),
   })
   .openapi('ShiftTotals', { example: CURRENT_SHIFT.totals });
 export type ShiftTotals = z.infer<typeof ShiftTotals>;

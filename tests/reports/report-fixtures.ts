@@ -15,7 +15,7 @@ export async function shopDay(api: Service, shopId: string, offset = 0): Promise
 
 /**
  * Moves every dated record of the shop `days` days back: the shop's creation, its sales and what
- * hangs on them, refunds, purchases and their returns, stock movements, stocktakes, shifts, expenses,
+ * hangs on them, refunds, customers' debts and settlements, purchases and their returns, stock movements, stocktakes, shifts, expenses,
  * cash movements, the journal; and what sealing stored (the seal, the Zs and their facts, the days
  * late records went to). The seal row is taken first, as the sealing task takes it: a task the
  * crontab starts meanwhile seals before or after the move, never halfway through it.
@@ -39,6 +39,8 @@ export async function backdate(api: Service, shopId: string, days: number): Prom
                                 created_at = created_at - ${by}::interval where shop_id = ${shopId}`;
     await sql`update expenses set spent_at = spent_at - ${by}::interval, created_at = created_at - ${by}::interval where shop_id = ${shopId}`;
     await sql`update cash_movements set created_at = created_at - ${by}::interval where shop_id = ${shopId}`;
+    await sql`update customer_payments set created_at = created_at - ${by}::interval where shop_id = ${shopId}`;
+    await sql`update customer_debts set occurred_at = occurred_at - ${by}::interval, created_at = created_at - ${by}::interval where shop_id = ${shopId}`;
     await sql`update journal_entries set posted_at = posted_at - ${by}::interval where shop_id = ${shopId}`;
     await sql`update sales set reported_on = reported_on - ${days}::int where shop_id = ${shopId} and reported_on is not null`;
     await sql`update z_seals set sealed_through = sealed_through - ${days}::int where shop_id = ${shopId}`;

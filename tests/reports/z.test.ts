@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import t from 'tap';
+import { moneyTakenIn } from '../../api/reports/z.ts';
 import { CRONTAB } from '../../worker/worker.ts';
 import { addStaff, createProduct, expireSubscription, registerShop, type ShopFixture } from '../support/fixtures.ts';
 import { startMailbox, startMailWorker } from '../support/mailbox.ts';
@@ -297,4 +298,75 @@ t.test('a sale a till dates before the shop opened is reported late, in today\'s
   t.equal((await z(owner.token, yesterday)).body.data.sales.count, 0, 'the day before the shop opened has no sales');
   const summary = (await api.request('GET', `/reports/sales-summary?from=${yesterday}&to=${await shopDay(owner.shop.id)}`, { token: owner.token })).body.data;
   t.equal(summary.totals.sales_count, 1, 'counted once, today');
+});
+
+/** A credit sale of `amount` to a new customer of the shop, then what the customer pays on it now. */
+async function creditSaleAndSettlement(owner: ShopFixture, productId: string, settlements: { method: string; amount_xaf: number }[]) {
+  const customer = (await api.request('POST', '/customers', { token: owner.token, body: { name: 'Client Ngono', credit_ceiling_xaf: 1_000_000 } })).body.data;
+  await sell(api, owner.token, { customer_id: customer.id, items: [{ product_id: productId, quantity: 10 }], payments: [{ method: 'credit', amount_xaf: 50_000 }] });
+  for (const settlement of settlements) {
+    const reply = await api.request('POST', `/customers/${customer.id}/payments`, { token: owner.token, body: settlement });
+    if (reply.status !== 201) throw new Error(`settlement failed: ${reply.status} ${JSON.stringify(reply.body)}`);
+  }
+  return customer;
+}
+
+t.test('what customers pay on their accounts is in the Z per method, live and once sealed, and in the sales summary', async (t) => {
+  const { owner, taxed } = await zShop();
+  await openShift(api, owner.token);
+  await sell(api, owner.token, { items: [{ product_id: taxed.id, quantity: 1 }], payments: cash(5_000) });
+  await creditSaleAndSettlement(owner, taxed.id, [{ method: 'carrier1_momo', amount_xaf: 25_000 }, { method: 'cash', amount_xaf: 4_000 }, { method: 'cash', amount_xaf: 1_000 }]);
+  const live = (await z(owner.token)).body.data;
+  t.strictSame(live.settlements, [{ method: 'carrier1_momo', amount_xaf: 25_000 }, { method: 'cash', amount_xaf: 5_000 }]);
+  t.strictSame(live.payments, [{ method: 'cash', amount_xaf: 5_000 }, { method: 'credit', amount_xaf: 50_000 }], 'payments stay the sales\' own');
+  t.strictSame(moneyTakenIn(live), [{ method: 'carrier1_momo', amount_xaf: 25_000 }, { method: 'cash', amount_xaf: 10_000 }], 'money taken in: payments less credit, plus settlements');
+  await backdate(owner.shop.id, 1);
+  await seal();
+  const yesterday = await shopDay(owner.shop.id, -1);
+  const sealed = (await z(owner.token, yesterday)).body.data;
+  t.equal(sealed.sealed, true);
+  t.strictSame(sealed.settlements, live.settlements, 'the sealed Z keeps them');
+  const summary = (await api.request('GET', `/reports/sales-summary?from=${yesterday}&to=${yesterday}`, { token: owner.token })).body.data;
+  t.strictSame(summary.settlements, live.settlements, 'the sales summary adds them up from the Zs');
+  const [facts] = await api.ownerSql<{ total: string }[]>`select sum(total_xaf)::text as total from report_facts where shop_id = ${owner.shop.id} and kind = 'settlement'`;
+  t.equal(Number(facts!.total), 30_000, 'and the stored facts');
+});
+
+t.test('a day whose only activity is a settlement is sealed with a Z', async (t) => {
+  const { owner, taxed } = await zShop();
+  await creditSaleAndSettlement(owner, taxed.id, []);
+  await backdate(owner.shop.id, 2);
+  const customer = (await api.request('GET', '/customers', { token: owner.token })).body.data[0];
+  t.equal((await api.request('POST', `/customers/${customer.id}/payments`, { token: owner.token, body: { method: 'carrier2_money', amount_xaf: 7_000 } })).status, 201);
+  await backdate(owner.shop.id, 1);
+  await seal(2);
+  const day = (await z(owner.token, await shopDay(owner.shop.id, -1))).body.data;
+  t.match(day, { sealed: true, z_no: 2, sales: { count: 0 }, settlements: [{ method: 'carrier2_money', amount_xaf: 7_000 }] });
+});
+
+t.test('a cash settlement taken at an open drawer is in its expected cash, and the till counted right closes at 0', async (t) => {
+  const { owner, cashier, taxed } = await zShop();
+  const customer = await creditSaleAndSettlement(owner, taxed.id, []);
+  await openShift(api, cashier.token);
+  t.equal((await api.request('POST', `/customers/${customer.id}/payments`, { token: cashier.token, body: { method: 'cash', amount_xaf: 12_000 } })).status, 201);
+  t.equal((await api.request('POST', `/customers/${customer.id}/payments`, { token: cashier.token, body: { method: 'carrier1_momo', amount_xaf: 3_000 } })).status, 201);
+  const drawer = (await api.request('GET', '/shift', { token: cashier.token })).body.data;
+  t.match(drawer.totals, { cash_settlements_xaf: 12_000, expected_cash_xaf: 12_000, by_method: { cash: 12_000, carrier1_momo: 3_000 } });
+  const closed = (await api.request('POST', '/shift/close', { token: cashier.token, body: { counted_cash_xaf: 12_000 } })).body.data;
+  t.equal(closed.difference_xaf, 0);
+});
+
+t.test('the mailed Z lists money taken in per method with the settlements, and credit sales apart', async (t) => {
+  const { owner, taxed } = await zShop('fr');
+  await openShift(api, owner.token);
+  await sell(api, owner.token, { items: [{ product_id: taxed.id, quantity: 1 }], payments: cash(5_000) });
+  await creditSaleAndSettlement(owner, taxed.id, [{ method: 'carrier1_momo', amount_xaf: 250_000 - 200_000 }]);
+  await backdate(owner.shop.id, 1);
+  await seal();
+  const mail = await mailbox.next(owner.email);
+  t.match(mail.text, /- Espèces : 5 000 FCFA/);
+  t.match(mail.text, /- MTN MoMo : 50 000 FCFA/, 'the settlement is money taken in by MoMo');
+  t.match(mail.text, /dont règlements des comptes clients : 50 000 FCFA/);
+  t.match(mail.text, /Vendu à crédit sur les comptes clients \(non encaissé\) : 50 000 FCFA/, 'credit sales apart');
+  t.notMatch(mail.text, /- Compte client/, 'not among the money taken in');
 });

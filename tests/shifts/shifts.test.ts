@@ -12,7 +12,7 @@ const SHIFT_KEYS = [
   'by_method', 'closed_at', 'counted_cash_xaf', 'created_at', 'difference_xaf', 'expected_cash_xaf', 'id', 'note',
   'opened_at', 'opening_float_xaf', 'status', 'updated_at', 'user_id', 'user_name',
 ];
-const TOTALS_KEYS = ['by_method', 'cash_expenses_xaf', 'cash_in_xaf', 'cash_out_xaf', 'cash_refunds_xaf', 'cash_sales_xaf', 'cash_supplier_payments_xaf', 'expected_cash_xaf', 'opening_float_xaf'];
+const TOTALS_KEYS = ['by_method', 'cash_expenses_xaf', 'cash_in_xaf', 'cash_out_xaf', 'cash_refunds_xaf', 'cash_sales_xaf', 'cash_settlements_xaf', 'cash_supplier_payments_xaf', 'expected_cash_xaf', 'opening_float_xaf'];
 
 const open = (token: string, body: unknown) => api.request('POST', '/shift/open', { token, body });
 const close = (token: string, body: unknown) => api.request('POST', '/shift/close', { token, body });
@@ -56,7 +56,7 @@ t.test('a cashier opens a shift: 201 with the float, open, theirs, expected cash
   t.equal(live.id, shift.id, 'GET /shift answers it');
   t.strictSame(Object.keys(live.totals).sort(), TOTALS_KEYS);
   t.strictSame(live.totals, {
-    opening_float_xaf: 25_000, cash_sales_xaf: 0, cash_refunds_xaf: 0, cash_in_xaf: 0, cash_out_xaf: 0, cash_expenses_xaf: 0, cash_supplier_payments_xaf: 0,
+    opening_float_xaf: 25_000, cash_sales_xaf: 0, cash_refunds_xaf: 0, cash_settlements_xaf: 0, cash_in_xaf: 0, cash_out_xaf: 0, cash_expenses_xaf: 0, cash_supplier_payments_xaf: 0,
     expected_cash_xaf: 25_000, by_method: { cash: 25_000, carrier1_momo: 0, carrier2_money: 0, card: 0, bank: 0 },
   });
 });
@@ -122,6 +122,7 @@ t.test('expected cash = float + cash sales - change - cash refunds and voids + c
     opening_float_xaf: 10_000,
     cash_sales_xaf: 7_500,
     cash_refunds_xaf: 1_000,
+    cash_settlements_xaf: 0,
     cash_in_xaf: 3_000,
     cash_out_xaf: 1_200,
     cash_expenses_xaf: 0,

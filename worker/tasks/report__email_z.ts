@@ -1,6 +1,7 @@
 import type { Task } from 'graphile-worker';
 import { z } from 'zod';
 import { paymentLabels } from '../../api/lib/payment-labels.ts';
+import { moneyTakenIn } from '../../api/reports/z.ts';
 import type { WorkerContext } from '../context.ts';
 import { escapeHtml, mailShopStaff, xafFormatter } from '../mailer.ts';
 
@@ -17,6 +18,8 @@ interface ZFigures {
   vat_xaf: number;
   grand_total_xaf: number;
   payments: { method: string; amount_xaf: number }[];
+  /** Absent from a Z sealed before settlements were reported (none since migration 0033). */
+  settlements?: { method: string; amount_xaf: number }[];
   expenses: { count: number; total_xaf: number };
 }
 
@@ -32,7 +35,9 @@ const TEXT = {
       `Dépenses : ${z.expenses.count}, ${xaf(z.expenses.total_xaf)}`,
       `Grand total cumulé : ${xaf(z.grand_total_xaf)}`,
     ],
-    payments: 'Encaissements',
+    payments: 'Encaissements (ventes nettes des remboursements, plus règlements des comptes clients)',
+    credit: (amount: string) => `Vendu à crédit sur les comptes clients (non encaissé) : ${amount}`,
+    settlements: (amount: string) => `dont règlements des comptes clients : ${amount}`,
     outro: 'Le Z complet : GET /reports/z dans votre application.',
   },
   en: {
@@ -46,7 +51,9 @@ const TEXT = {
       `Expenses: ${z.expenses.count}, ${xaf(z.expenses.total_xaf)}`,
       `Cumulative grand total: ${xaf(z.grand_total_xaf)}`,
     ],
-    payments: 'Takings',
+    payments: 'Money taken in (sales net of refunds, plus payments on customer accounts)',
+    credit: (amount: string) => `Sold on credit to customer accounts (not money taken in): ${amount}`,
+    settlements: (amount: string) => `of which payments on customer accounts: ${amount}`,
     outro: 'The whole Z: GET /reports/z in your application.',
   },
 } as const;
@@ -72,8 +79,17 @@ export function reportEmailZ(ctx: WorkerContext): Task {
     const colon = locale === 'fr' ? ' :' : ':';
     // The shop's own names of its payment methods (MTN MoMo, Orange Money...), as on its receipts.
     const methods: Record<string, string> = paymentLabels(locale, found.payment_method_labels);
-    const paymentLines = z.payments.map((payment) => `- ${methods[payment.method] ?? payment.method}${colon} ${xaf(payment.amount_xaf)}`);
-    const lines = [...t.lines(z, xaf), '', `${t.payments}${colon}`, ...paymentLines];
+    const paymentLines = moneyTakenIn(z).map(({ method, amount_xaf }) => `- ${methods[method] ?? method}${colon} ${xaf(amount_xaf)}`);
+    const settled = (z.settlements ?? []).reduce((sum, settlement) => sum + settlement.amount_xaf, 0);
+    const credit = z.payments.find((payment) => payment.method === 'credit')?.amount_xaf ?? 0;
+    const lines = [
+      ...t.lines(z, xaf),
+      '',
+      `${t.payments}${colon}`,
+      ...paymentLines,
+      ...(settled ? [t.settlements(xaf(settled))] : []),
+      ...(credit ? ['', t.credit(xaf(credit))] : []),
+    ];
     const text = [t.subject(found.name, z), '', ...lines, '', t.outro, ''].join('\n');
     const html = [`<h2>${escapeHtml(t.subject(found.name, z))}</h2>`, ...lines.map((line) => (line ? `<p>${escapeHtml(line)}</p>` : '')), `<p>${escapeHtml(t.outro)}</p>`].join('\n');
     const recipients = await mailShopStaff(ctx.mailer, helpers.query, shop_id, ['owner'], { subject: t.subject(found.name, z), text, html }, `z-report.${shop_id}.${day}`);

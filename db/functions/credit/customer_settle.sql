@@ -1,5 +1,6 @@
 -- Settles p_amount_xaf of a customer's balance, allocated to the oldest unsettled debts first, and
 -- posts it: debit the treasury account of the method, credit 411. More than owed: 422 overpayment.
+-- The money joins the receiver's open shift, if any (shift_totals counts it: cash in the drawer).
 create or replace function customer_settle(p_customer_id uuid, p_amount_xaf bigint, p_method text, p_note text)
   returns customer_payments
   language plpgsql volatile
@@ -19,7 +20,8 @@ begin
     perform raise_app_error(422, 'overpayment',
       format('The customer owes %s XAF: a settlement cannot be more.', customer.balance_xaf), 'amount_xaf');
   end if;
-  insert into customer_payments (customer_id, amount_xaf, method, note) values (p_customer_id, p_amount_xaf, p_method, p_note)
+  insert into customer_payments (customer_id, amount_xaf, method, note, shift_id)
+  values (p_customer_id, p_amount_xaf, p_method, p_note, current_shift_id())
     returning * into payment;
   for debt in
     select id, amount_xaf - settled_xaf as open_xaf from customer_debts

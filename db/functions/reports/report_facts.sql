@@ -4,7 +4,8 @@
 -- product and category: count of lines, quantity, total_xaf (VAT included), vat_xaf and cost_xaf (what
 -- each line moved through 6031, stock_cost_xaf: tracked goods at the cost recorded with the line), net
 -- of voids and refunds. cashier: the day's sales per cashier (count, total). method: money per
--- payment method, as the Z's payments. hour: the day's sales per local hour (count, total).
+-- payment method, as the Z's payments. settlement: what customers paid on their accounts, per method,
+-- as the Z's settlements. hour: the day's sales per local hour (count, total).
 -- account: what the journal posted that day to 4431 and 4452 (total_xaf: credit minus debit).
 -- deductible: the day's VAT deductible per purchase VAT rate (total_xaf: purchases less returns, cost
 -- excluding VAT; vat_xaf: 4452 debit minus credit).
@@ -61,6 +62,11 @@ begin
           select p.method, p.amount_xaf from sale_payments p
            where p.shop_id = app_shop_id() and p.kind in ('refund', 'void') and p.created_at >= lo and p.created_at < hi) m
    group by m.method
+  union all
+  select 'settlement', c.method, count(*)::bigint, 0::numeric, sum(c.amount_xaf)::bigint, 0::bigint, 0::bigint
+    from customer_payments c
+   where c.shop_id = app_shop_id() and c.created_at >= lo and c.created_at < hi
+   group by c.method
   union all
   select 'account', x.account, count(*)::bigint, 0::numeric, sum(x.net)::bigint, 0::bigint, 0::bigint
     from posted x group by x.account

@@ -36,6 +36,8 @@ $$;
 -- Every read is a range of the day on an index of the shop (sales_list_idx, sales_late_idx,
 -- sales_voided_idx, refunds_shop_idx, sale_payments_reversal_idx, cash_movements_day_idx,
 -- expenses_list_idx): bounded by the day, not by the shop's history.
+-- Money taken in per method is `payments` without `credit` (what was sold on the customers' accounts)
+-- plus `settlements` (what they paid on them); `payments` already nets the refunds and voids.
 -- net_xaf (sales less voids and refunds, excluding VAT) is what the journal credits 701 for the day;
 -- vat_xaf what it credits 4431. grand_total_xaf: the last sealed Z's before this day, plus the nets
 -- of the days between not sealed yet, plus this day's net_total_xaf.
@@ -121,6 +123,11 @@ begin
                       select p.method, p.amount_xaf from sale_payments p
                        where p.shop_id = app_shop_id() and p.kind in ('refund', 'void') and p.created_at >= lo and p.created_at < hi) parts
                group by method) m), '[]'),
+    -- What customers paid on their accounts that day, per method (customer_payments: always made online, in their day).
+    'settlements', coalesce((
+      select jsonb_agg(jsonb_build_object('method', m.method, 'amount_xaf', m.amount) order by m.method)
+        from (select c.method, sum(c.amount_xaf)::bigint as amount from customer_payments c
+               where c.shop_id = app_shop_id() and c.created_at >= lo and c.created_at < hi group by c.method) m), '[]'),
     'cash_movements', (
       select jsonb_build_object('in_xaf', coalesce(sum(amount_xaf) filter (where direction = 'in'), 0),
                                 'out_xaf', coalesce(sum(amount_xaf) filter (where direction = 'out'), 0),

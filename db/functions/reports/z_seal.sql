@@ -30,7 +30,7 @@ begin
   end if;
   report := z_report(next_day);
   if (report #>> '{sales,count}')::bigint + (report #>> '{voids,count}')::bigint + (report #>> '{refunds,count}')::bigint
-     + (report #>> '{expenses,count}')::bigint + (report #>> '{cash_movements,count}')::bigint > 0 then
+     + (report #>> '{expenses,count}')::bigint + (report #>> '{cash_movements,count}')::bigint + jsonb_array_length(report -> 'settlements') > 0 then
     select coalesce(max(z.z_no), 0) + 1 into number from z_reports z where z.shop_id = p_shop;
     report := report || jsonb_build_object('sealed', true, 'z_no', number, 'sealed_at', iso_time(now()));
     insert into z_reports (shop_id, day, z_no, report, net_total_xaf, grand_total_xaf)
