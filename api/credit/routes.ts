@@ -36,7 +36,8 @@ const pay = createRoute({
   summary: 'Record a settlement against the balance (any shop user)',
   description:
     'Allocated to the oldest unsettled sale first. Posts the journal: debit the treasury account of the method (571 cash, 521 card or bank, 585 mobile money), credit 411. ' +
-    'More than the balance: 422 on `amount_xaf` with code `overpayment`.',
+    'More than the balance: 422 on `amount_xaf` with code `overpayment`. The money joins the receiver\'s open shift, if any (its expected cash counts a cash ' +
+    'settlement: `cash_settlements_xaf`), and the day\'s Z shows it per method (`settlements`): it is money taken in, as the sale put on the account was not.',
   security: bearer,
   middleware: [...cashiers, requireActiveSubscription],
   request: { params: CustomerParam, body: jsonBody(SettlementBody) },
