@@ -126,8 +126,9 @@ export function renderReceiptEmail(input: ReceiptInput, locale: ReceiptLocale): 
     ...(payment.reference ? [{ label: `${t.reference} ${payment.reference}`, indent: true, note: true }] : []),
   ]);
   if (sale.change_xaf) payments.push({ label: t.change, amount: xaf(sale.change_xaf) });
-  const left = standing(sale);
-  if (left.credit_xaf) payments.push({ label: t.balanceDue, amount: xaf(left.credit_xaf), strong: true });
+  const left = standing(input);
+  if (left.settled_xaf) payments.push({ label: t.settledOnAccount, amount: xaf(left.settled_xaf) });
+  if (left.due_xaf) payments.push({ label: t.balanceDue, amount: xaf(left.due_xaf), strong: true });
   if (payments.length) parts.push(`<h2 style="${STYLE.heading}">${escapeHtml(t.payments)}</h2>`, rowsTable(payments));
 
   const points: Row[] = [

@@ -312,21 +312,6 @@ export function renderDocument(document: PrintedDocument, shop: ReceiptInput['sh
   ].join('\n');
 }
 
-/**
- * Whether the sale is paid, from what is left on the customer's account for it: paid when nothing
- * is; unpaid when nothing was paid at the till nor settled since; else the balance due. A sale
- * without an account part was paid in full at the till. A voided sale is neither.
- */
-export function paymentState(input: ReceiptInput): { state: 'paid' | 'unpaid' | 'partly_paid'; due_xaf: number; settled_xaf: number } | null {
-  const { sale, account } = input;
-  if (sale.status === 'voided') return null;
-  const charged = account ? account.charged_xaf : sale.credit_xaf;
-  const settled = account ? account.settled_xaf : 0;
-  const due = charged - settled;
-  if (due <= 0) return { state: 'paid', due_xaf: 0, settled_xaf: settled };
-  return { state: sale.paid_xaf === 0 && settled === 0 ? 'unpaid' : 'partly_paid', due_xaf: due, settled_xaf: settled };
-}
-
 /** The sale's invoice: the shared layout, with the cashier, whether it is paid, the payments, the refunds and a voided sale's mark. */
 export function renderInvoice(input: ReceiptInput, format: InvoiceFormat, locale: ReceiptLocale): string {
   const { sale, shop, customer } = input;
@@ -334,15 +319,14 @@ export function renderInvoice(input: ReceiptInput, format: InvoiceFormat, locale
   const colon = locale === 'fr' ? ' :' : ':';
   const xaf = (amount: number) => formatXaf(amount, locale);
   const discounts = discountParts(sale);
-  const paid = paymentState(input);
-  const left = standing(sale);
+  const left = standing(input);
 
   const methods = paymentLabels(locale, shop.payment_method_labels);
   const payments = paymentsMade(sale).map((payment) => [methods[payment.method], payment.reference ?? '', xaf(payment.amount_xaf)]);
   const settlement: Total[] = [
     sale.change_xaf ? { label: t.change, value: xaf(sale.change_xaf) } : null,
-    paid?.settled_xaf ? { label: t.settledOnAccount, value: xaf(paid.settled_xaf) } : null,
-    paid?.due_xaf ? { label: t.balanceDue, value: xaf(paid.due_xaf), grand: true } : null,
+    left.settled_xaf ? { label: t.settledOnAccount, value: xaf(left.settled_xaf) } : null,
+    left.due_xaf ? { label: t.balanceDue, value: xaf(left.due_xaf), grand: true } : null,
     left.points_earned ? { label: t.pointsEarned, value: String(left.points_earned) } : null,
     left.points_redeemed ? { label: t.pointsRedeemed, value: String(left.points_redeemed) } : null,
   ].filter((row) => row !== null);
@@ -358,15 +342,16 @@ export function renderInvoice(input: ReceiptInput, format: InvoiceFormat, locale
     sections.push({ kind: 'heading', text: t.refunds }, { kind: 'table', name: 'refunds', columns: [{}, {}, {}, { numeric: true }], rows: refunds });
   }
   // A sale left on the customer's account is signed for by the customer.
-  if (left.credit_xaf) sections.push({ kind: 'text', name: 'signature', paragraphs: [`${t.signature}${colon}`] });
+  if (left.on_account) sections.push({ kind: 'text', name: 'signature', paragraphs: [`${t.signature}${colon}`] });
 
-  const stamp: PrintedDocument['stamp'] = !paid
+  // Whether it is paid, from its balance due: paid when nothing is; unpaid when nothing was paid at the till nor settled since.
+  const stamp: PrintedDocument['stamp'] = left.voided
     ? null
-    : paid.state === 'paid'
+    : !left.due_xaf
       ? { text: t.paid, tone: 'paid' }
-      : paid.state === 'unpaid'
+      : sale.paid_xaf === 0 && left.settled_xaf === 0
         ? { text: t.unpaid, tone: 'unpaid' }
-        : { text: `${t.balanceDueShort}${colon} ${xaf(paid.due_xaf)}`, tone: 'partly_paid' };
+        : { text: `${t.balanceDueShort}${colon} ${xaf(left.due_xaf)}`, tone: 'partly_paid' };
 
   return renderDocument(
     {

@@ -23,13 +23,28 @@ export const COLUMNS = { 58: 32, 80: 48 } as const satisfies Record<PaperWidth, 
 export const paymentsMade = (sale: SaleRecord) => sale.payments.filter((p) => p.kind === 'payment' && p.method !== 'credit');
 
 /**
- * What a sale still shows of its points and of what it left on the customer's account: a void gives
- * the points back both ways and cancels that debt, so a voided sale shows none of them (nor the
- * customer's signature) on any document.
+ * What a sale still shows of its points and of what it left on the customer's account, the one rule
+ * for every document (till receipt, text receipt, invoice, e-mail, shared pages):
+ * - the balance due is the sale's debt now: what it left on the account (refunds and a void take their
+ *   part back) less what settlements paid of it since (customer_settle, oldest debts first), as
+ *   loadReceiptInput reads it (`account`); without it, the sale's `credit_xaf`, nothing settled;
+ * - a void gives the points back both ways and cancels that debt, so a voided sale shows none of them
+ *   (nor the customer's signature) on any document.
+ * `on_account`: the sale left something on the account, which the customer signs for.
  */
-export function standing(sale: SaleRecord): { voided: boolean; points_earned: number; points_redeemed: number; credit_xaf: number } {
-  const voided = sale.status === 'voided';
-  return voided ? { voided, points_earned: 0, points_redeemed: 0, credit_xaf: 0 } : { voided, points_earned: sale.points_earned, points_redeemed: sale.points_redeemed, credit_xaf: sale.credit_xaf };
+export function standing(input: ReceiptInput): { voided: boolean; points_earned: number; points_redeemed: number; on_account: boolean; settled_xaf: number; due_xaf: number } {
+  const { sale, account } = input;
+  if (sale.status === 'voided') return { voided: true, points_earned: 0, points_redeemed: 0, on_account: false, settled_xaf: 0, due_xaf: 0 };
+  const charged = account ? account.charged_xaf : sale.credit_xaf;
+  const settled = account ? account.settled_xaf : 0;
+  return {
+    voided: false,
+    points_earned: sale.points_earned,
+    points_redeemed: sale.points_redeemed,
+    on_account: sale.credit_xaf > 0,
+    settled_xaf: settled,
+    due_xaf: Math.max(0, charged - settled),
+  };
 }
 
 /** The lines' own discounts, the promotions and the redeemed points, summed over the sale. */
@@ -106,10 +121,9 @@ export function receiptLayout(input: ReceiptInput, columns: number, locale: Rece
     if (payment.reference) plain(wrap(`${t.reference} ${payment.reference}`, columns - 2).map((line) => `  ${line}`));
   }
   if (sale.change_xaf) plain(row(t.change, formatXaf(sale.change_xaf, locale), columns));
-  const left = standing(sale);
-  if (left.credit_xaf) {
-    row(t.balanceDue, formatXaf(left.credit_xaf, locale), columns).forEach((text) => blocks.push({ kind: 'line', text, bold: true }));
-  }
+  const left = standing(input);
+  if (left.settled_xaf) plain(row(t.settledOnAccount, formatXaf(left.settled_xaf, locale), columns));
+  if (left.due_xaf) row(t.balanceDue, formatXaf(left.due_xaf, locale), columns).forEach((text) => blocks.push({ kind: 'line', text, bold: true }));
 
   if (left.points_earned || left.points_redeemed) {
     rule();
@@ -132,7 +146,7 @@ export function receiptLayout(input: ReceiptInput, columns: number, locale: Rece
   }
 
   // A sale left on the customer's account is signed for by the customer.
-  if (left.credit_xaf) {
+  if (left.on_account) {
     blank();
     blank();
     plain([`${t.signature}${locale === 'fr' ? ' :' : ':'}`, '_'.repeat(Math.min(columns, 32))]);

@@ -2,7 +2,7 @@ import t from 'tap';
 import { createCustomer, openShift, sell, voidSale } from '../sales/sale-fixtures.ts';
 import { createProduct, registerShop } from '../support/fixtures.ts';
 import { startService } from '../support/service.ts';
-import { visibleText } from './receipt-fixtures.ts';
+import { settleOnAccount, visibleText } from './receipt-fixtures.ts';
 
 /** The invoice reads whether a credit sale is paid from the customer's account as it stands, settlements included. */
 
@@ -14,11 +14,6 @@ const invoiceText = async (saleId: string, locale: 'fr' | 'en' = 'fr') => {
   const reply = await api.request('GET', `/sales/${saleId}/invoice?locale=${locale}`, { token: owner.token });
   if (reply.status !== 200) throw new Error(`invoice failed: ${reply.status}`);
   return { html: reply.body as string, text: visibleText(reply.body as string) };
-};
-
-const settle = async (customerId: string, amount: number) => {
-  const reply = await api.request('POST', `/customers/${customerId}/payments`, { token: owner.token, body: { amount_xaf: amount, method: 'cash' } });
-  if (reply.status !== 201) throw new Error(`settlement failed: ${reply.status} ${JSON.stringify(reply.body)}`);
 };
 
 const creditSale = (customerId: string, cash: number) =>
@@ -47,7 +42,7 @@ t.test('a credit sale is unpaid until something is paid, then shows the balance 
   t.match((await invoiceText(unpaid.id, 'en')).html, '<p class="stamp unpaid">Unpaid</p>');
 
   // Settlements go to the oldest debt first: the first sale is settled in full, the second in part.
-  await settle(customer.id, 4000);
+  await settleOnAccount(api, owner.token, customer.id, 4000);
   const settled = await invoiceText(partly.id);
   t.match(settled.html, '<p class="stamp paid">Payée</p>', 'settled since: paid');
   t.ok(settled.text.includes('Réglé depuis sur le compte client 3 000 FCFA'), 'what was settled since');

@@ -1,6 +1,7 @@
 import type { ReceiptInput, SaleRecord } from '../../api/sales/schemas.ts';
+import type { Service } from '../support/service.ts';
 
-/** Receipts are pure functions of a ReceiptInput: these build one by hand, no database needed. */
+/** Receipts are pure functions of a ReceiptInput: these build one by hand, no database needed (but settleOnAccount, at the end, for the tests through the API). */
 
 export const SALE_ID = '0b7c6a52-5d1e-4c3b-9f43-2f1a8e6d9c10';
 const AT = '2026-11-21T13:05:00.000Z';
@@ -189,3 +190,9 @@ export const visibleText = (html: string) =>
     .replace(/&mdash;/g, '—')
     .replace(/&amp;/g, '&')
     .replace(/\s+/g, ' ');
+
+/** A customer pays `amount` in cash on their account (POST /customers/{id}/payments: the oldest debts first). */
+export async function settleOnAccount(api: Service, token: string, customerId: string, amount: number): Promise<void> {
+  const reply = await api.request('POST', `/customers/${customerId}/payments`, { token, body: { amount_xaf: amount, method: 'cash' } });
+  if (reply.status !== 201) throw new Error(`settlement failed: ${reply.status} ${JSON.stringify(reply.body)}`);
+}
