@@ -58,6 +58,7 @@ export const COMMISSION_LINE = example({
   amount_xaf: 1000,
   status: 'payable',
   payable_after: '2026-12-05T09:15:02.774Z',
+  payout_id: null,
   payout_reference: null,
   paid_at: null,
   created_at: '2026-11-21T09:15:02.774Z',
@@ -66,12 +67,35 @@ export const COMMISSION_LINE = example({
 
 export const PAY_COMMISSIONS = example({ partner_id: PARTNER_ID, status: 'paid', payout_reference: 'MP261207.0932.K55120' });
 
+/** The payout of the example: Kamga Conseil's one payable line, paid by mobile money on 7 December. */
+export const PARTNER_PAYOUT = example({
+  id: '5c2e8f31-9a4d-4b7e-b1f0-6d83a2c9e417',
+  partner_id: PARTNER_ID,
+  partner_name: 'Kamga Conseil',
+  payout_reference: PAY_COMMISSIONS.payout_reference,
+  paid_by: '7f0a3b52-1c6e-4d89-a2b4-e95d0c8f1a36',
+  line_count: 1,
+  amount_xaf: 1000,
+  created_at: '2026-12-07T08:32:10.000Z',
+});
+
 export const COMMISSION_PAYOUT = example({
   status: 'paid',
   payout_reference: PAY_COMMISSIONS.payout_reference,
   count: 1,
   amount_xaf: 1000,
-  lines: [{ ...COMMISSION_LINE, status: 'paid', payout_reference: PAY_COMMISSIONS.payout_reference, paid_at: '2026-12-07T08:32:10.000Z', updated_at: '2026-12-07T08:32:10.000Z' }],
+  lines: [
+    {
+      ...COMMISSION_LINE,
+      status: 'paid',
+      payout_id: PARTNER_PAYOUT.id,
+      payout_reference: PAY_COMMISSIONS.payout_reference,
+      paid_at: PARTNER_PAYOUT.created_at,
+      updated_at: PARTNER_PAYOUT.created_at,
+    },
+  ],
+  unchanged: [],
+  payouts: [PARTNER_PAYOUT],
 });
 
 export const PARTNER_DASHBOARD = example({

@@ -4,14 +4,15 @@ import { errors, invalidField, onUniqueViolation, type FieldErrors } from '../er
 import { CURSOR_AT } from '../lib/pagination.ts';
 import { subscriptionStatus } from '../shop/queries.ts';
 import { createPlatformUser } from '../users/queries.ts';
-import type { CommissionLine, CreatePartnerBody, PartnerRecord, PayBody, UpdatePartnerBody } from './schemas.ts';
+import type { CommissionLine, CreatePartnerBody, PartnerPayout, PartnerRecord, PayBody, UpdatePartnerBody } from './schemas.ts';
 import { DEFAULT_COMMISSION_MONTHS, DEFAULT_COMMISSION_RATE } from './schemas.ts';
 
 /*
- * Partners, their referred shops and their commission lines (CONTRACT section 11). What a caller may
- * see is the database's to decide: row-level security keys partners and their lines by the partner's
- * user (or an administrator), and a referred shop is read only through the referred_shops view
- * (db/migrations/0028_partners.sql). The `partner_id = app_user_id()` filters below only pick the
+ * Partners, their referred shops, their commission lines and their payouts (CONTRACT sections 11
+ * and 12). What a caller may see is the database's to decide: row-level security keys partners,
+ * their lines and their payouts by the partner's user (or an administrator), and a referred shop is
+ * read only through the referred_shops view (db/migrations/0028_partners.sql,
+ * 0032_commission_payouts.sql). The `partner_id = app_user_id()` filters below only pick the
  * partner's own rows out of what an administrator could see too; they are not the access rule.
  */
 
@@ -121,7 +122,7 @@ interface LineRow extends Omit<CommissionLine, 'payable_after' | 'paid_at' | 'cr
 /** The lines of `lines` (a relation of partner_commissions rows) with their partner's and shop's names. */
 const lineSelect = (tx: Tx, lines: ReturnType<Tx>) => tx`
   select c.id, c.partner_id, u.name as partner_name, c.shop_id, r.name as shop_name, c.charge_reference,
-         c.base_amount_xaf, c.commission_rate, c.amount_xaf, c.status, c.payable_after, c.payout_reference,
+         c.base_amount_xaf, c.commission_rate, c.amount_xaf, c.status, c.payable_after, c.payout_id, c.payout_reference,
          c.paid_at, c.created_at, c.updated_at, ${tx.unsafe(CURSOR_AT('c.created_at'))} as cursor_at
     from ${lines} c
     join users u on u.id = c.partner_id
@@ -142,6 +143,7 @@ export interface LineFilter {
   partnerId?: string | undefined;
   shopId?: string | undefined;
   status?: Status | undefined;
+  payoutId?: string | undefined;
   from?: string | undefined;
   to?: string | undefined;
 }
@@ -154,6 +156,7 @@ export async function listLines(tx: Tx, filter: LineFilter, limit: number, befor
        ${filter.partnerId ? tx`and c.partner_id = ${filter.partnerId}` : tx``}
        ${filter.shopId ? tx`and c.shop_id = ${filter.shopId}` : tx``}
        ${filter.status ? tx`and c.status = ${filter.status}` : tx``}
+       ${filter.payoutId ? tx`and c.payout_id = ${filter.payoutId}` : tx``}
        ${filter.from ? tx`and c.created_at >= (${filter.from}::date)::timestamp at time zone 'UTC'` : tx``}
        ${filter.to ? tx`and c.created_at < (${filter.to}::date + 1)::timestamp at time zone 'UTC'` : tx``}
        ${before ? tx`and (c.created_at, c.id) < (${before[0]}::text::timestamptz, ${before[1]}::uuid)` : tx``}
@@ -163,33 +166,26 @@ export async function listLines(tx: Tx, filter: LineFilter, limit: number, befor
 }
 
 /**
- * Without ids, the partner's lines one step behind the status asked for: `paid` pays what is payable
- * (lines still in their refund window are paid only by id), `payable` releases what is pending,
- * `pending` holds back what is payable.
- */
-const BULK_SOURCE: Record<Status, Status> = { paid: 'payable', payable: 'pending', pending: 'payable' };
-
-/**
- * POST /admin/partner-commissions/pay, in the request's one transaction: the lines are locked, every
- * bound checked (an unknown partner, an unknown line, a line of another partner than partner_id: a
- * 422 on its key, and nothing changes), then all change at once. `paid` stamps paid_at (kept on a
- * line already paid); leaving `paid` clears it; `pending` holds the line (the daily task no longer
- * makes it payable). The payout reference given is recorded on each line; without one, a line
- * already paid keeps its own and any other has none.
+ * POST /admin/partner-commissions/pay, in the request's one transaction: every bound checked first
+ * (a payout reference with another status than paid, an unknown partner, an unknown line, a line of
+ * another partner than partner_id: a 422 on its key, and nothing changes), then
+ * commission_set_status (db/functions/partners/commission_set_status.sql) locks the lines and
+ * changes them: a paid line is final, the lines paid make one payout per partner. The checks need
+ * no lock: a line is never deleted, nor given to another partner.
  */
 export async function setLineStatus(tx: Tx, body: PayBody) {
   const status: Status = body.status ?? 'paid';
   const reference = body.payout_reference ?? null;
+  if (reference !== null && status !== 'paid') throw invalidField('payout_reference', 'A payout reference goes with status paid only.');
   if (body.partner_id !== undefined) {
     const [partner] = await tx`select id from partners where id = ${body.partner_id}`;
     if (!partner) throw invalidField('partner_id', 'This partner does not exist.');
   }
-  let ids: string[];
+  let ids: string[] | null = null;
   if (body.ids) {
-    const wanted = [...new Set(body.ids.map((id) => id.toLowerCase()))];
-    const locked = await tx<{ id: string; partner_id: string }[]>`
-      select id, partner_id from partner_commissions where id = any(${wanted}::uuid[]) order by id for update`;
-    const owner = new Map(locked.map((row) => [row.id, row.partner_id]));
+    ids = [...new Set(body.ids.map((id) => id.toLowerCase()))];
+    const found = await tx<{ id: string; partner_id: string }[]>`select id, partner_id from partner_commissions where id = any(${ids}::uuid[])`;
+    const owner = new Map(found.map((row) => [row.id, row.partner_id]));
     const problems: FieldErrors = {};
     body.ids.forEach((id, index) => {
       const partnerId = owner.get(id.toLowerCase());
@@ -197,26 +193,55 @@ export async function setLineStatus(tx: Tx, body: PayBody) {
       else if (body.partner_id !== undefined && partnerId !== body.partner_id.toLowerCase()) problems[`ids.${index}`] = ['This line is another partner\'s.'];
     });
     if (Object.keys(problems).length) throw errors.invalid(problems);
-    ids = wanted;
-  } else {
-    const locked = await tx<{ id: string }[]>`
-      select id from partner_commissions where partner_id = ${body.partner_id!} and status = ${BULK_SOURCE[status]} order by id for update`;
-    ids = locked.map((row) => row.id);
   }
+  const [set] = await tx<{ outcome: { changed: string[]; unchanged: string[]; payouts: string[] } }[]>`
+    select commission_set_status(${status}, ${reference}, ${ids}::uuid[], ${body.partner_id ?? null}::uuid) as outcome`;
+  const outcome = set!.outcome;
   const rows = await tx<LineRow[]>`
-    with changed as (
-      update partner_commissions
-         set status = ${status},
-             paid_at = case when ${status} = 'paid' then coalesce(paid_at, now()) end,
-             payout_reference = coalesce(${reference}::text, case when ${status} = 'paid' and status = 'paid' then payout_reference end),
-             payable_after = case when ${status} = 'pending' then null else payable_after end
-       where id = any(${ids}::uuid[])
-      returning *
-    )
-    ${lineSelect(tx, tx`changed`)}
+    ${lineSelect(tx, tx`partner_commissions`)}
+     where c.id = any(${outcome.changed}::uuid[])
      order by c.created_at desc, c.id desc`;
   const lines = rows.map(toLine);
-  return { status, payout_reference: reference, count: lines.length, amount_xaf: lines.reduce((sum, line) => sum + line.amount_xaf, 0), lines };
+  const payouts = (await tx<PayoutRow[]>`${payoutSelect(tx)} where p.id = any(${outcome.payouts}::uuid[]) order by p.partner_id`).map(toPayout);
+  return {
+    status,
+    payout_reference: reference,
+    count: lines.length,
+    amount_xaf: lines.reduce((sum, line) => sum + line.amount_xaf, 0),
+    lines,
+    unchanged: outcome.unchanged,
+    payouts,
+  };
+}
+
+// ------------------------------------------------------------------------------------------ payouts
+
+interface PayoutRow extends Omit<PartnerPayout, 'created_at'> {
+  created_at: Date;
+  cursor_at: string;
+}
+
+const payoutSelect = (tx: Tx) => tx`
+  select p.id, p.partner_id, u.name as partner_name, p.payout_reference, p.paid_by, p.line_count, p.amount_xaf, p.created_at,
+         ${tx.unsafe(CURSOR_AT('p.created_at'))} as cursor_at
+    from commission_payouts p
+    join users u on u.id = p.partner_id`;
+
+function toPayout(row: PayoutRow): PartnerPayout {
+  const { cursor_at: _, ...fields } = row;
+  return { ...fields, created_at: row.created_at.toISOString() };
+}
+
+/** Newest first: a partner's payouts, or (an administrator) every partner's. */
+export async function listPayouts(tx: Tx, filter: { partnerId?: string | undefined }, limit: number, before: readonly [string, string] | null) {
+  const rows = await tx<PayoutRow[]>`
+    ${payoutSelect(tx)}
+     where true
+       ${filter.partnerId ? tx`and p.partner_id = ${filter.partnerId}` : tx``}
+       ${before ? tx`and (p.created_at, p.id) < (${before[0]}::text::timestamptz, ${before[1]}::uuid)` : tx``}
+     order by p.created_at desc, p.id desc
+     limit ${limit + 1}`;
+  return rows.map((row) => ({ payout: toPayout(row), cursorAt: row.cursor_at }));
 }
 
 // ------------------------------------------------------------------------- the partner's own view

@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { COMMISSION_LINE, COMMISSION_PAYOUT, CREATE_PARTNER, PARTNER, PARTNER_DASHBOARD, PAY_COMMISSIONS, REFERRAL, UPDATE_PARTNER } from './examples.ts';
+import { COMMISSION_LINE, COMMISSION_PAYOUT, CREATE_PARTNER, PARTNER, PARTNER_DASHBOARD, PARTNER_PAYOUT, PAY_COMMISSIONS, REFERRAL, UPDATE_PARTNER } from './examples.ts';
 import { decimal, Email, IsoDate, ListQuery, optionalText, Password, requiredText, Text, Timestamp, TO_NOT_BEFORE_FROM, toNotBeforeFrom, Uuid } from '../schemas.ts';
 
 export const PartnerStatus = z.enum(['active', 'suspended']);
@@ -100,8 +100,9 @@ export const CommissionLine = z
     payable_after: Timestamp.nullable().openapi({
       description: 'When a pending line becomes payable (14 days after the payment; the daily task moves it); null when an administrator put it back to pending.',
     }),
-    payout_reference: z.string().nullable(),
-    paid_at: Timestamp.nullable(),
+    payout_id: Uuid.nullable().openapi({ description: 'The payout that paid it (GET /admin/partner-payouts, GET /partner/payouts); null until it is paid.' }),
+    payout_reference: z.string().nullable().openapi({ description: 'Its payout\'s reference; null until it is paid, or when the payout had none.' }),
+    paid_at: Timestamp.nullable().openapi({ description: 'When its payout was recorded; null until it is paid. A paid line is final: these three never change again.' }),
     created_at: Timestamp,
     updated_at: Timestamp,
   })
@@ -110,6 +111,7 @@ export type CommissionLine = z.infer<typeof CommissionLine>;
 
 const periodFields = {
   status: CommissionStatus.optional().openapi({ param: { name: 'status', in: 'query' } }),
+  payout_id: Uuid.optional().openapi({ param: { name: 'payout_id', in: 'query' }, description: 'The lines one payout paid.' }),
   from: IsoDate.optional().openapi({ param: { name: 'from', in: 'query' }, description: 'First day accrued (UTC).' }),
   to: IsoDate.optional().openapi({ param: { name: 'to', in: 'query' }, description: 'Last day accrued (UTC); on or after from.' }),
 };
@@ -135,21 +137,43 @@ export const PayBody = z
     ids: z.array(Uuid).min(1).max(1000).optional().openapi({ description: 'The lines to change (at most 1,000). Without it, partner_id\'s lines as described above.' }),
     partner_id: Uuid.optional().openapi({ description: 'An existing partner; required when ids is absent. With ids, every id must be this partner\'s line.' }),
     status: CommissionStatus.nullable().optional().openapi({ description: 'The status the lines take; default `paid`.' }),
-    payout_reference: optionalText(120).openapi({ description: 'The payout\'s own reference (the mobile-money transaction, the transfer), recorded on the lines.' }),
+    payout_reference: optionalText(120).openapi({
+      description: 'The payout\'s own reference (the mobile-money transaction, the transfer), recorded on its payout and on each line it pays. With status `paid` only.',
+    }),
   })
   .refine((body) => body.ids !== undefined || body.partner_id !== undefined, { path: ['partner_id'], message: 'Required when ids is absent.' })
   .openapi('PayCommissions', { example: PAY_COMMISSIONS });
 export type PayBody = z.infer<typeof PayBody>;
 
+export const PartnerPayout = z
+  .object({
+    id: Uuid,
+    partner_id: Uuid,
+    partner_name: z.string(),
+    payout_reference: z.string().nullable().openapi({ description: 'The reference given with the payment; null when none was.' }),
+    paid_by: Uuid.nullable().openapi({ description: 'The administrator who recorded it; null for payouts recorded before payouts named theirs.' }),
+    line_count: z.number().int().openapi({ description: 'The lines it paid (GET the commission lines with `payout_id`).' }),
+    amount_xaf: z.number().int().openapi({ description: 'Their total.' }),
+    created_at: Timestamp.openapi({ description: 'When it was recorded: the `paid_at` of each of its lines.' }),
+  })
+  .openapi('PartnerPayout', { example: PARTNER_PAYOUT });
+export type PartnerPayout = z.infer<typeof PartnerPayout>;
+
 export const PayResult = z
   .object({
     status: CommissionStatus,
-    payout_reference: z.string().nullable(),
-    count: z.number().int().openapi({ description: 'Lines now in `status`.' }),
+    payout_reference: z.string().nullable().openapi({ description: 'The reference given: the one each line in `lines` and each payout carries. Null when none was given.' }),
+    count: z.number().int().openapi({ description: 'The lines this request changed (those in `lines`); never a line left alone.' }),
     amount_xaf: z.number().int().openapi({ description: 'Their total.' }),
-    lines: z.array(CommissionLine),
+    lines: z.array(CommissionLine).openapi({ description: 'The lines this request changed, as they are now.' }),
+    unchanged: z.array(Uuid).openapi({ description: 'The ids of the lines named that it left alone: lines paid already (a paid line is final), lines already in the status.' }),
+    payouts: z.array(PartnerPayout).openapi({ description: 'With status `paid`: the payout recorded for each partner whose lines it paid; empty when it paid none.' }),
   })
   .openapi('CommissionPayout', { example: COMMISSION_PAYOUT });
+
+export const AdminPayoutQuery = ListQuery.extend({
+  partner_id: Uuid.optional().openapi({ param: { name: 'partner_id', in: 'query' }, description: 'One partner\'s payouts.' }),
+});
 
 export const PartnerDashboard = z
   .object({

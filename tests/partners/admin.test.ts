@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import t from 'tap';
 import { chars, expireSubscription, PASSWORD, registerShop, uniqueEmail } from '../support/fixtures.ts';
 import { startMailbox, startMailWorker } from '../support/mailbox.ts';
-import { expectError, expectInvalid, FORBIDDEN, INVALID_CREDENTIALS, NOT_FOUND, UNAUTHENTICATED } from '../support/replies.ts';
+import { expectConflict, expectError, expectInvalid, FORBIDDEN, INVALID_CREDENTIALS, NOT_FOUND, UNAUTHENTICATED } from '../support/replies.ts';
 import { startService } from '../support/service.ts';
 import {
   accrualsDone,
@@ -36,7 +36,7 @@ const PARTNER_KEYS = [
 ];
 const LINE_KEYS = [
   'amount_xaf', 'base_amount_xaf', 'charge_reference', 'commission_rate', 'created_at', 'id', 'paid_at', 'partner_id', 'partner_name',
-  'payable_after', 'payout_reference', 'shop_id', 'shop_name', 'status', 'updated_at',
+  'payable_after', 'payout_id', 'payout_reference', 'shop_id', 'shop_name', 'status', 'updated_at',
 ];
 const DAY = 86_400_000;
 /** `P` and 7 characters of Crockford's base 32 (no I, L, O, U). */
@@ -631,7 +631,7 @@ t.test('paying lines by id marks them paid, stamps paid_at, records the payout r
   const reply = await payout(by, { ids: [fresh!.line.id, aged!.line.id], payout_reference: 'MOMO-2025-0001' });
   const after = Date.now();
   t.equal(reply.status, 200, JSON.stringify(reply.body));
-  t.match(reply.body.data, { status: 'paid', payout_reference: 'MOMO-2025-0001', count: 2, amount_xaf: 2_000 });
+  t.match(reply.body.data, { status: 'paid', payout_reference: 'MOMO-2025-0001', count: 2, amount_xaf: 2_000, unchanged: [] });
   t.strictSame(reply.body.data.lines.map((line: { id: string }) => line.id).sort(), [fresh!.line.id, aged!.line.id].sort(), 'the lines changed');
   for (const line of reply.body.data.lines) {
     t.match(line, { status: 'paid', payout_reference: 'MOMO-2025-0001', partner_id: partner.id });
@@ -778,40 +778,38 @@ t.test('every bound of a payout is a 422 on its key', async (t) => {
   t.match(longest.body.data, { status: 'paid', payout_reference: chars(120, 'R'), count: 1 });
 });
 
-t.test('moving a paid line back to payable clears paid_at and its payout reference', async (t) => {
+t.test('a paid line is not moved back to payable: a 409, and it keeps its paid_at, its payout reference and the totals', async (t) => {
   const by = await admin(api);
   const partner = await createPartner(api, by);
   const { reference, line } = await paidLine(api, await referredShop(api, partner.code));
   await ageLine(api, reference, 15);
   await markPayable(api);
-  const payableAfter = (await storedLine(line.id)).payable_after;
   const paid = await payout(by, { ids: [line.id], payout_reference: 'MOMO-UNDO' });
   t.match(paid.body.data.lines[0], { status: 'paid', payout_reference: 'MOMO-UNDO' });
   t.ok(paid.body.data.lines[0].paid_at);
-
-  const back = await payout(by, { ids: [line.id], status: 'payable' });
-  t.equal(back.status, 200, JSON.stringify(back.body));
-  t.match(back.body.data, { status: 'payable', count: 1, amount_xaf: 1_000 });
-  t.match(back.body.data.lines[0], { status: 'payable', paid_at: null, payout_reference: null });
   const stored = await storedLine(line.id);
-  t.match(stored, { status: 'payable', paid_at: null, payout_reference: null }, 'stored');
-  t.strictSame(stored.payable_after, payableAfter, 'its refund window is kept');
-  t.match(await listed(by, partner.code), { commission_payable_xaf: 1_000, commission_paid_xaf: 0 }, 'the totals follow');
+
+  expectConflict(t, await payout(by, { ids: [line.id], status: 'payable' }), 'commission_already_paid', 'back to payable');
+  t.strictSame(await storedLine(line.id), stored, 'stored as it was');
+  t.match(await listed(by, partner.code), { commission_payable_xaf: 0, commission_paid_xaf: 1_000 }, 'the totals stay');
 
   const repaid = await payout(by, { partner_id: partner.id, payout_reference: 'MOMO-REDO' });
-  t.match(repaid.body.data.lines, [{ id: line.id, status: 'paid', payout_reference: 'MOMO-REDO' }], 'paid again, with the new reference');
-  t.ok(Date.parse(repaid.body.data.lines[0].paid_at) >= Date.parse(paid.body.data.lines[0].paid_at), 'a new paid_at');
+  t.match(repaid.body.data, { count: 0, amount_xaf: 0, lines: [] }, 'paying the partner again pays nothing');
+  t.strictSame(await storedLine(line.id), stored, 'still as it was');
 });
 
-t.test('paying a line already paid keeps its paid_at, and its reference unless a new one is given', async (t) => {
+t.test('paying a line already paid keeps its paid_at and its reference, even when a new one is given', async (t) => {
   const by = await admin(api);
   const partner = await createPartner(api, by);
   const { line } = await paidLine(api, await referredShop(api, partner.code));
   const first = (await payout(by, { ids: [line.id], payout_reference: 'FIRST' })).body.data.lines[0];
-  const again = await payout(by, { ids: [line.id] });
-  t.match(again.body.data.lines[0], { status: 'paid', paid_at: first.paid_at, payout_reference: 'FIRST' }, 'no reference given: both kept');
-  const renamed = await payout(by, { ids: [line.id], payout_reference: 'SECOND' });
-  t.match(renamed.body.data.lines[0], { status: 'paid', paid_at: first.paid_at, payout_reference: 'SECOND' }, 'a new reference is recorded; paid_at kept');
+  for (const [what, body] of [['no reference given', { ids: [line.id] }], ['a new reference given', { ids: [line.id], payout_reference: 'SECOND' }]] as const) {
+    const again = await payout(by, body);
+    t.equal(again.status, 200, what);
+    t.match(again.body.data, { count: 0, amount_xaf: 0, unchanged: [line.id] }, `${what}: nothing paid, reported unchanged`);
+  }
+  const [listedLine] = (await ledger(by, { partner_id: partner.id })).body.data;
+  t.match(listedLine, { id: line.id, status: 'paid', paid_at: first.paid_at, payout_reference: 'FIRST' }, 'both kept');
 });
 
 // ---------------------------------------------------------------------------------------- access
@@ -841,6 +839,7 @@ t.test('only an administrator token passes /admin/*', async (t) => {
     ['PUT', `/admin/partners/${partner.id}`, { name: 'Hijacked' }],
     ['GET', '/admin/partner-commissions'],
     ['POST', '/admin/partner-commissions/pay', { partner_id: partner.id }],
+    ['GET', '/admin/partner-payouts'],
   ];
   for (const [method, path, body] of calls) {
     expectError(t, await api.request(method, path, { token: partner.token, ...(body ? { body } : {}) }), 403, FORBIDDEN, `${method} ${path} as a partner`);

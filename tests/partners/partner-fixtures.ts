@@ -95,3 +95,29 @@ export async function ageLine(api: Service, reference: string, days: number): Pr
   await api.ownerSql`update subscription_charges set created_at = created_at - ${by}::interval, settled_at = settled_at - ${by}::interval where reference = ${reference}`;
   await api.ownerSql`update partner_commissions set created_at = created_at - ${by}::interval, payable_after = payable_after - ${by}::interval where charge_reference = ${reference}`;
 }
+
+/** POST /admin/partner-commissions/pay as `by`. */
+export const payCommissions = (api: Service, by: AccountFixture, body: Record<string, unknown>) =>
+  api.request('POST', '/admin/partner-commissions/pay', { token: by.token, body });
+
+export interface StoredLine {
+  status: string;
+  payable_after: Date | null;
+  payout_reference: string | null;
+  paid_at: Date | null;
+  payout_id: string | null;
+  updated_at: Date;
+}
+
+/** One commission line as stored, its payout included. */
+export async function storedLine(api: Service, id: string): Promise<StoredLine> {
+  const [row] = await api.ownerSql<StoredLine[]>`
+    select status, payable_after, payout_reference, paid_at, payout_id, updated_at from partner_commissions where id = ${id}`;
+  if (!row) throw new Error(`no line ${id}`);
+  return row;
+}
+
+/** A partner's payouts as stored, oldest first. */
+export const storedPayouts = (api: Service, partnerId: string) =>
+  api.ownerSql<{ id: string; partner_id: string; payout_reference: string | null; paid_by: string | null; line_count: number; amount_xaf: number; created_at: Date }[]>`
+    select id, partner_id, payout_reference, paid_by, line_count, amount_xaf::int, created_at from commission_payouts where partner_id = ${partnerId} order by created_at, id`;
