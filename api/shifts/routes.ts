@@ -31,8 +31,9 @@ const current = createRoute({
   operationId: 'getCurrentShift',
   summary: 'The caller\'s open shift with live expected cash and totals per method, or null (any shop user)',
   description:
-    'Expected cash = opening float + cash sales (less change) - cash refunds and voids + cash in - cash out - cash expenses of this shift. ' +
-    'Other methods: the net of their sale payments in this shift. `{"data": null}` when the caller has no open shift.',
+    'Expected cash = opening float + cash sales (less change) - cash refunds and voids paid from this drawer + cash settlements taken here + cash in - cash out ' +
+    '- cash expenses - cash supplier payments of this shift. A void is paid from the sale\'s drawer while it is open, else the voider\'s; a refund from the ' +
+    'refunder\'s, else the sale\'s while open. Other methods: the net of their sale payments and settlements in this shift. `{"data": null}` when the caller has no open shift.',
   security: bearer,
   middleware: anyShopUser,
   responses: { 200: jsonResponse('The open shift, or null.', one(z.union([CurrentShift, z.null()]).openapi({ example: CURRENT_SHIFT }))), ...pickErrors(401, 403) },
