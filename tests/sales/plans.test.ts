@@ -9,7 +9,7 @@ import t, { type Test } from 'tap';
 import { registerShop } from '../support/fixtures.ts';
 import { planSession, type TableRead } from '../support/plans.ts';
 import { startService } from '../support/service.ts';
-import { createCustomer, createPromotion, productWithVariants, staffedShop } from './sale-fixtures.ts';
+import { createCustomer, createPromotion, openShift, productWithVariants, staffedShop } from './sale-fixtures.ts';
 
 const api = await startService(t);
 /** Rows a scan may read for a 6-line basket: its lines, their payments and journal lines, a few tiers and promotions. */
@@ -17,6 +17,8 @@ const BOUND = 40;
 const PRODUCTS = 3000;
 
 const { owner, manager } = await staffedShop(api);
+// The manager voids and refunds at an open till: the money paid back leaves a drawer (reversal_shift_id).
+await openShift(api, manager.token);
 const shopId: string = owner.shop.id;
 const { product: sized, variants } = await productWithVariants(api, owner.token, { S: { price_xaf: 400, on_hand: 1000 }, L: { price_xaf: 450, on_hand: 1000 } });
 const customer = await createCustomer(api, owner.token, { email: 'awa@example.cm', credit_ceiling_xaf: 1_000_000 });
