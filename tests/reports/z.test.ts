@@ -1,6 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import t from 'tap';
 import { moneyTakenIn } from '../../api/reports/z.ts';
+import { SCHEMA_DIR } from '../../db/migrate.ts';
 import { CRONTAB } from '../../worker/worker.ts';
 import { addStaff, createProduct, expireSubscription, registerShop, type ShopFixture } from '../support/fixtures.ts';
 import { startMailbox, startMailWorker } from '../support/mailbox.ts';
@@ -369,4 +372,23 @@ t.test('the mailed Z lists money taken in per method with the settlements, and c
   t.match(mail.text, /dont règlements des comptes clients : 50 000 FCFA/);
   t.match(mail.text, /Vendu à crédit sur les comptes clients \(non encaissé\) : 50 000 FCFA/, 'credit sales apart');
   t.notMatch(mail.text, /- Compte client/, 'not among the money taken in');
+});
+
+t.test('migration 0033 gives a Z sealed before it its settlements and the day\'s settlement facts, and changes none of its other figures', async (t) => {
+  const { owner, taxed } = await zShop();
+  await sell(api, owner.token, { items: [{ product_id: taxed.id, quantity: 1 }], payments: cash(5_000) });
+  await creditSaleAndSettlement(owner, taxed.id, [{ method: 'carrier1_momo', amount_xaf: 20_000 }, { method: 'card', amount_xaf: 3_000 }]);
+  await backdate(owner.shop.id, 1);
+  await seal();
+  const [sealed] = await api.ownerSql<{ report: Record<string, unknown> }[]>`select report from z_reports where shop_id = ${owner.shop.id}`;
+  // As a Z sealed before the migration: no settlements key, no settlement facts.
+  await api.ownerSql`update z_reports set report = report - 'settlements' where shop_id = ${owner.shop.id}`;
+  await api.ownerSql`delete from report_facts where shop_id = ${owner.shop.id} and kind = 'settlement'`;
+  const migration = readFileSync(path.join(SCHEMA_DIR, 'migrations', '0033_settlements_in_the_z.sql'), 'utf8');
+  await api.ownerSql.unsafe(migration.slice(migration.indexOf('-- Days already sealed.')));
+  const [after] = await api.ownerSql<{ report: Record<string, unknown> }[]>`select report from z_reports where shop_id = ${owner.shop.id}`;
+  t.strictSame(after!.report, sealed!.report, 'the stored Z as the sealing wrote it, settlements included, every other figure unchanged');
+  const facts = await api.ownerSql<{ key: string; total_xaf: string }[]>`
+    select key, total_xaf::text from report_facts where shop_id = ${owner.shop.id} and kind = 'settlement' order by key`;
+  t.strictSame(facts.map((f) => [f.key, Number(f.total_xaf)]), [['card', 3_000], ['carrier1_momo', 20_000]]);
 });
