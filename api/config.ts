@@ -52,6 +52,9 @@ const schema = z.object({
   // At least the headers timeout (66 s, above the 65 s keep-alive: api/server.ts).
   HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(66_000).max(3_600_000).default(120_000),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(25_000),
+  // A migration's statement waits this long for a lock, then the upgrade rolls back and is retried (db/migrate.ts).
+  MIGRATE_LOCK_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(2_000),
+  MIGRATE_LOCK_ATTEMPTS: z.coerce.number().int().min(1).max(1_000).default(10),
 });
 
 /** MTN's hosts (momodeveloper.mtn.com, "Go live"): the sandbox takes the target `sandbox` and EUR only; production a country's target (`mtncameroon`...). */

@@ -19,6 +19,8 @@ try {
   const runtime = await openRuntime(config, { allowEmbedded: true, onLog: (line) => log.debug({ postgres: line.trim() }) });
   await migrate(runtime.ownerUrl, {
     appRolePassword: config.APP_DATABASE_URL ? undefined : runtime.appRolePassword,
+    lockTimeoutMs: config.MIGRATE_LOCK_TIMEOUT_MS,
+    lockAttempts: config.MIGRATE_LOCK_ATTEMPTS,
     log: (line) => log.info(line),
   });
   const sql = createSql(runtime.appUrl, { max: config.DB_POOL_MAX });

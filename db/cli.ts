@@ -9,6 +9,8 @@ try {
   const runtime = await openRuntime(config, { allowEmbedded: true });
   const applied = await migrate(runtime.ownerUrl, {
     appRolePassword: config.APP_DATABASE_URL ? undefined : runtime.appRolePassword,
+    lockTimeoutMs: config.MIGRATE_LOCK_TIMEOUT_MS,
+    lockAttempts: config.MIGRATE_LOCK_ATTEMPTS,
     log: (line) => process.stdout.write(`${line}\n`),
   });
   const changed = applied.migrations.length + applied.functions.length;

@@ -17,7 +17,22 @@ export interface MigrateOptions {
   log?: (line: string) => void;
   /** The folder holding `migrations/` and `functions/` (default: this one; tests migrate an edited copy). */
   dir?: string;
+  /**
+   * The longest wait for one table or row lock (`lock_timeout`, default 2000 ms). A statement waiting
+   * for a lock blocks every later statement on that table, sales included: past this the whole
+   * upgrade rolls back and is tried again after a pause, leaving the table to the others meanwhile.
+   */
+  lockTimeoutMs?: number;
+  /** How many times the upgrade is tried when it cannot get its locks (default 10). */
+  lockAttempts?: number;
+  /** The pause after the first failed attempt; the n-th pause is n times it, at most 10 s (default 1000 ms). */
+  lockRetryPauseMs?: number;
 }
+
+/** The upgrade could not take its locks in `lockAttempts` attempts: the message is one line for the operator. */
+export class MigrationLockError extends Error {}
+
+const LOCK_NOT_AVAILABLE = '55P03';
 
 export interface MigrateResult {
   /** Versions of the migrations applied, in order (`0011_functions_in_files`). */
@@ -42,7 +57,7 @@ interface FunctionFile {
 export class SchemaSourceError extends Error {}
 
 /** The numbered migrations, in file-name order. */
-async function readMigrations(dir: string): Promise<Migration[]> {
+export async function readMigrations(dir: string): Promise<Migration[]> {
   const folder = path.join(dir, 'migrations');
   const files = (await readdir(folder)).filter((file) => /^\d{4}_[\w-]+\.sql$/.test(file)).sort();
   return Promise.all(files.map(async (file) => ({ version: file.replace(/\.sql$/, ''), sql: await readFile(path.join(folder, file), 'utf8') })));
@@ -83,18 +98,24 @@ async function readFunctionFiles(dir: string, migrations: Migration[]): Promise<
  * `functions/order.txt` whose content differs from the one recorded in `schema_functions`, in that
  * order (a file marked `before NNNN` ahead of that migration when it is pending). An upgrade is all
  * or nothing; an advisory lock lets a release phase and a starting process run this at once safely.
+ * A lock not granted within `lockTimeoutMs` rolls the whole transaction back; it is tried again
+ * after a growing pause, `lockAttempts` times in all.
  */
 export async function migrate(ownerUrl: string, options: MigrateOptions = {}): Promise<MigrateResult> {
   const log = options.log ?? (() => {});
   const dir = options.dir ?? SCHEMA_DIR;
+  const lockTimeoutMs = options.lockTimeoutMs ?? 2_000;
+  const attempts = options.lockAttempts ?? 10;
+  const pauseMs = options.lockRetryPauseMs ?? 1_000;
   const migrations = await readMigrations(dir);
   const functionFiles = await readFunctionFiles(dir, migrations);
   const sql = postgres(ownerUrl, { max: 1, onnotice: () => {} });
-  const result: MigrateResult = { migrations: [], functions: [] };
-  try {
-    await sql`select pg_advisory_lock(${MIGRATION_LOCK})`;
-    await runWorkerMigrations({ connectionString: ownerUrl, logger: undefined });
-    await sql.begin(async (tx) => {
+
+  /** One attempt; `step` names what it is applying, for the message when a lock is not granted. */
+  const upgrade = (result: MigrateResult, step: { name: string }) =>
+    sql.begin(async (tx) => {
+      await tx.unsafe(`set local lock_timeout = ${Math.round(lockTimeoutMs)}`);
+      step.name = 'schema_migrations';
       await tx`create table if not exists schema_migrations (version text primary key, applied_at timestamptz not null default now())`;
       await tx`create table if not exists schema_functions (file text primary key, checksum text not null, applied_at timestamptz not null default now())`;
       // Bookkeeping is the owner's: the app role's default table privileges must not reach it.
@@ -105,6 +126,7 @@ export async function migrate(ownerUrl: string, options: MigrateOptions = {}): P
 
       const applyFunctionFile = async (entry: FunctionFile) => {
         if (applied.get(entry.file) === entry.checksum) return;
+        step.name = `functions/${entry.file}`;
         await tx.unsafe(entry.sql);
         await tx`insert into schema_functions (file, checksum) values (${entry.file}, ${entry.checksum})
                  on conflict (file) do update set checksum = excluded.checksum, applied_at = now()`;
@@ -118,6 +140,7 @@ export async function migrate(ownerUrl: string, options: MigrateOptions = {}): P
         for (const entry of functionFiles) {
           if (entry.before && migration.version.startsWith(`${entry.before}_`)) await applyFunctionFile(entry);
         }
+        step.name = `migrations/${migration.version}.sql`;
         await tx.unsafe(migration.sql);
         await tx`insert into schema_migrations (version) values (${migration.version})`;
         result.migrations.push(migration.version);
@@ -125,12 +148,32 @@ export async function migrate(ownerUrl: string, options: MigrateOptions = {}): P
       }
       for (const entry of functionFiles) await applyFunctionFile(entry);
     });
-    if (options.appRolePassword !== undefined) {
-      await sql.unsafe(`alter role ${APP_DB_ROLE} login password '${options.appRolePassword.replace(/'/g, "''")}'`);
+
+  try {
+    await sql`select pg_advisory_lock(${MIGRATION_LOCK})`;
+    await runWorkerMigrations({ connectionString: ownerUrl, logger: undefined });
+    for (let attempt = 1; ; attempt++) {
+      const result: MigrateResult = { migrations: [], functions: [] };
+      const step = { name: '' };
+      try {
+        await upgrade(result, step);
+        if (options.appRolePassword !== undefined) {
+          await sql.unsafe(`alter role ${APP_DB_ROLE} login password '${options.appRolePassword.replace(/'/g, "''")}'`);
+        }
+        return result;
+      } catch (error) {
+        if ((error as { code?: string }).code !== LOCK_NOT_AVAILABLE) throw error;
+        if (attempt >= attempts) {
+          throw new MigrationLockError(
+            `Migration gave up: ${step.name} waited for a lock held by another session ${attempts} times (${lockTimeoutMs} ms each, MIGRATE_LOCK_TIMEOUT_MS); nothing was applied: run it again once that session ends`,
+          );
+        }
+        log(`${step.name} waited ${lockTimeoutMs} ms for a lock: rolled back, attempt ${attempt + 1} of ${attempts} follows`);
+        await new Promise((resolve) => setTimeout(resolve, Math.min(pauseMs * attempt, 10_000)));
+      }
     }
   } finally {
     await sql`select pg_advisory_unlock(${MIGRATION_LOCK})`.catch(() => {});
     await sql.end();
   }
-  return result;
 }
