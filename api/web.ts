@@ -1,4 +1,8 @@
-/** `npm run start:web` (Procfile `web`): the stateless API only. Scale it out; migrations run in `release`. */
+/**
+ * `npm run start:web` (Procfile `web`): the stateless API only. Scale it out; migrations run in `release`,
+ * and it refuses to start while the schema is behind the code (db/schema-check.ts).
+ */
+import { checkSchemaAtStart } from '../db/schema-check.ts';
 import { createApp } from './app.ts';
 import { loadConfigOrExit } from './config.ts';
 import { createSql } from './db.ts';
@@ -12,6 +16,7 @@ guardProcess(log);
 
 try {
   const runtime = await openRuntime(config, { allowEmbedded: false });
+  await checkSchemaAtStart(runtime.ownerUrl, (line) => log.warn(line));
   const sql = createSql(runtime.appUrl, { max: config.DB_POOL_MAX });
   const server = await serveNode(createApp({ config, sql, appKey: runtime.appKey, log, clientAddress: nodeClientAddress }), config.PORT, {
     requestTimeoutMs: config.HTTP_REQUEST_TIMEOUT_MS,

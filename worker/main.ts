@@ -1,4 +1,5 @@
-/** `npm run start:worker` (Procfile `worker`): graphile-worker only. Scale it separately from `web`. */
+/** `npm run start:worker` (Procfile `worker`): graphile-worker only. Scale it separately from `web`; refuses to start while the schema is behind the code. */
+import { checkSchemaAtStart } from '../db/schema-check.ts';
 import { loadConfigOrExit } from '../api/config.ts';
 import { createLogger } from '../api/logger.ts';
 import { openRuntime } from '../api/runtime.ts';
@@ -11,6 +12,7 @@ guardProcess(log);
 
 try {
   const runtime = await openRuntime(config, { allowEmbedded: false });
+  await checkSchemaAtStart(runtime.ownerUrl, (line) => log.warn(line));
   const worker = await startWorker(runtime, log);
   onShutdown(log, [['worker', () => worker.stop()]]);
   log.info('worker running');

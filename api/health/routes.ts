@@ -1,4 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
+import { behindMessage, codeMigrations, compareSchema } from '../../db/schema-check.ts';
+import type { Sql } from '../db.ts';
 import { newRouter } from '../router.ts';
 import { ErrorBody, jsonResponse } from '../schemas.ts';
 
@@ -19,22 +21,52 @@ const readyz = createRoute({
   path: '/readyz',
   tags: ['Operations'],
   operationId: 'getReadiness',
-  summary: 'Readiness: 200 only when the database answers',
-  description: 'No token. Answers 200 when the database answers a query within 2 seconds, else 503 `not_ready`: send no traffic to this process until it is ready again.',
+  summary: 'Readiness: 200 only when the database answers and its schema is not behind the code',
+  description:
+    'No token. Answers 200 when the database answers a query within 2 seconds and has every migration this code has; else 503 `not_ready`: ' +
+    'send no traffic to this process until it is ready again. The schema is compared at most every 5 seconds (migrations only, from `schema_migrations`): ' +
+    'a migration the code has and the database lacks makes the process not ready (the message names it: run `npm run migrate`); ' +
+    'a migration recorded by a newer release that this code does not know does not.',
   responses: {
     200: jsonResponse('Ready.', Status, { status: 'ready' }),
-    503: jsonResponse('The database does not answer (`not_ready`).', ErrorBody),
+    503: jsonResponse('The database does not answer, or its schema is behind the code (`not_ready`).', ErrorBody),
   },
 });
 
 const READY_TIMEOUT_MS = 2_000;
+const SCHEMA_CHECK_EVERY_MS = 5_000;
+const UNDEFINED_FUNCTION = '42883';
+
+/** The last schema comparison per pool: null when the schema is current, else why the process is not ready. */
+const schemaChecks = new WeakMap<Sql, { at: number; behind: string | null }>();
+
+/** Throws when the database does not answer; the comparison is reused for SCHEMA_CHECK_EVERY_MS. */
+async function schemaBehind(sql: Sql): Promise<string | null> {
+  const cached = schemaChecks.get(sql);
+  if (cached && Date.now() - cached.at < SCHEMA_CHECK_EVERY_MS) {
+    await sql`select 1`;
+    return cached.behind;
+  }
+  let behind: string | null;
+  try {
+    const [row] = await sql<{ versions: string[] }[]>`select schema_migrations_applied() as versions`;
+    const { pending } = compareSchema(await codeMigrations(), row!.versions);
+    behind = pending.length ? behindMessage(pending) : null;
+  } catch (error) {
+    // A database older than the probe itself (or never migrated).
+    if ((error as { code?: string }).code !== UNDEFINED_FUNCTION) throw error;
+    behind = 'Database schema is behind the code: run npm run migrate';
+  }
+  schemaChecks.set(sql, { at: Date.now(), behind });
+  return behind;
+}
 
 export const healthRoutes = newRouter({ usesDatabase: false })
   .openapi(healthz, (c) => c.json({ status: 'ok' }, 200))
   .openapi(readyz, async (c) => {
-    const probe = c.var.deps.sql`select 1`.then(() => true, () => false);
-    const timeout = new Promise<boolean>((resolve) => setTimeout(resolve, READY_TIMEOUT_MS, false));
-    return (await Promise.race([probe, timeout]))
-      ? c.json({ status: 'ready' }, 200)
-      : c.json({ message: 'Database unavailable.', code: 'not_ready' }, 503);
+    const unavailable = 'Database unavailable.';
+    const probe = schemaBehind(c.var.deps.sql).catch(() => unavailable);
+    const timeout = new Promise<string>((resolve) => setTimeout(resolve, READY_TIMEOUT_MS, unavailable));
+    const notReady = await Promise.race([probe, timeout]);
+    return notReady === null ? c.json({ status: 'ready' }, 200) : c.json({ message: notReady, code: 'not_ready' }, 503);
   });
