@@ -1,4 +1,5 @@
 import type { Config } from '../../config.ts';
+import { msisdn } from './msisdn.ts';
 import type { ChargeMethod, FailureReason, MobileMoneyProvider, PayerCheck, PaymentRequest, PaymentStatus, RequestOutcome } from './types.ts';
 
 type MomoConfig = Pick<
@@ -80,18 +81,12 @@ export function mtnMomo(config: MomoConfig): MobileMoneyProvider {
     }
   };
 
-  /** The payer's MSISDN: digits only, the country code put before a local number. */
-  const msisdn = (phone: string) => {
-    const digits = phone.replace(/\D/g, '').replace(/^00/, '');
-    return digits.length <= 9 ? `${config.MOMO_COUNTRY_CODE}${digits}` : digits;
-  };
-
   const describe = (what: string, response: Response | string) => `MTN MoMo ${what}: ${typeof response === 'string' ? response : `HTTP ${response.status}`}`;
 
   return {
     name: 'mtn_momo',
     async checkPayer(phone: string, _method: ChargeMethod): Promise<PayerCheck> {
-      const response = await authorised(`/collection/v1_0/accountholder/msisdn/${msisdn(phone)}/active`, { method: 'GET' });
+      const response = await authorised(`/collection/v1_0/accountholder/msisdn/${msisdn(phone, config.MOMO_COUNTRY_CODE)}/active`, { method: 'GET' });
       if (typeof response !== 'string' && response.status === 200) {
         const body = (await response.json().catch(() => null)) as { result?: unknown } | null;
         if (body?.result === true) return { payer: 'active' };
@@ -112,7 +107,7 @@ export function mtnMomo(config: MomoConfig): MobileMoneyProvider {
           amount: String(request.amountXaf),
           currency: config.MOMO_CURRENCY,
           externalId: request.reference,
-          payer: { partyIdType: 'MSISDN', partyId: msisdn(request.phone) },
+          payer: { partyIdType: 'MSISDN', partyId: msisdn(request.phone, config.MOMO_COUNTRY_CODE) },
           payerMessage: `Abonnement ${request.reference}`.slice(0, 160),
           payeeNote: request.reference,
         }),

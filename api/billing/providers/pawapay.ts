@@ -1,4 +1,5 @@
 import type { Config } from '../../config.ts';
+import { msisdn } from './msisdn.ts';
 import type { ChargeMethod, FailureReason, MobileMoneyProvider, PayerCheck, PaymentRequest, PaymentStatus, RequestOutcome } from './types.ts';
 
 type PawapayConfig = Pick<Config, 'PAWAPAY_BASE_URL' | 'PAWAPAY_API_TOKEN' | 'PAWAPAY_TIMEOUT_MS' | 'MOMO_COUNTRY_CODE'>;
@@ -93,19 +94,13 @@ export function pawaPay(config: PawapayConfig): MobileMoneyProvider {
     return `pawaPay ${what}: HTTP ${answer.status}${code ? ` ${code}` : ''}${answer.status === 200 ? ' (answer not understood)' : ''}`;
   };
 
-  /** The payer's MSISDN: digits only, the country code put before a local number (as for MTN MoMo). */
-  const msisdn = (phone: string) => {
-    const digits = phone.replace(/\D/g, '').replace(/^00/, '');
-    return digits.length <= 9 ? `${config.MOMO_COUNTRY_CODE}${digits}` : digits;
-  };
-
   return {
     name: 'pawapay',
 
     async checkPayer(phone: string, method: ChargeMethod): Promise<PayerCheck> {
       // pawaPay has no wallet look-up for deposits: predict-provider validates the number and names its
       // operator, so "active" means a valid number of that operator, not a wallet known to exist.
-      const answer = await call('predict-provider', '/v2/predict-provider', 'POST', { phoneNumber: msisdn(phone) });
+      const answer = await call('predict-provider', '/v2/predict-provider', 'POST', { phoneNumber: msisdn(phone, config.MOMO_COUNTRY_CODE) });
       if (answer.ok && answer.status === 200 && typeof answer.body?.provider === 'string') {
         return answer.body.provider === PAWAPAY_PROVIDERS[method] ? { payer: 'active' } : { payer: 'not_found' };
       }
@@ -123,7 +118,7 @@ export function pawaPay(config: PawapayConfig): MobileMoneyProvider {
         depositId: request.requestId,
         amount: String(request.amountXaf),
         currency: 'XAF',
-        payer: { type: 'MMO', accountDetails: { phoneNumber: msisdn(request.phone), provider: PAWAPAY_PROVIDERS[request.method] } },
+        payer: { type: 'MMO', accountDetails: { phoneNumber: msisdn(request.phone, config.MOMO_COUNTRY_CODE), provider: PAWAPAY_PROVIDERS[request.method] } },
         clientReferenceId: request.reference.slice(0, 36),
         customerMessage: `Abonnement ${reference.slice(0, 11)}`.trim(),
       });
