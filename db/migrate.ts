@@ -56,11 +56,16 @@ interface FunctionFile {
 
 export class SchemaSourceError extends Error {}
 
+/** The versions of the numbered migrations (`0033_settlements_in_the_z`), in file-name order. */
+export async function migrationVersions(dir: string): Promise<string[]> {
+  const files = (await readdir(path.join(dir, 'migrations'))).filter((file) => /^\d{4}_[\w-]+\.sql$/.test(file)).sort();
+  return files.map((file) => file.replace(/\.sql$/, ''));
+}
+
 /** The numbered migrations, in file-name order. */
-export async function readMigrations(dir: string): Promise<Migration[]> {
-  const folder = path.join(dir, 'migrations');
-  const files = (await readdir(folder)).filter((file) => /^\d{4}_[\w-]+\.sql$/.test(file)).sort();
-  return Promise.all(files.map(async (file) => ({ version: file.replace(/\.sql$/, ''), sql: await readFile(path.join(folder, file), 'utf8') })));
+async function readMigrations(dir: string): Promise<Migration[]> {
+  const versions = await migrationVersions(dir);
+  return Promise.all(versions.map(async (version) => ({ version, sql: await readFile(path.join(dir, 'migrations', `${version}.sql`), 'utf8') })));
 }
 
 /**

@@ -1,7 +1,5 @@
-import { readdir } from 'node:fs/promises';
-import path from 'node:path';
 import postgres from 'postgres';
-import { SCHEMA_DIR } from './migrate.ts';
+import { migrationVersions, SCHEMA_DIR } from './migrate.ts';
 
 /**
  * Whether the database's schema matches this code, by the numbered migrations only: the ones the
@@ -23,9 +21,7 @@ let codeVersions: Promise<string[]> | undefined;
 
 /** The migration versions this code has, read once per process (`0033_settlements_in_the_z`). */
 export function codeMigrations(): Promise<string[]> {
-  codeVersions ??= readdir(path.join(SCHEMA_DIR, 'migrations')).then((files) =>
-    files.filter((file) => /^\d{4}_[\w-]+\.sql$/.test(file)).map((file) => file.replace(/\.sql$/, '')).sort(),
-  );
+  codeVersions ??= migrationVersions(SCHEMA_DIR);
   return codeVersions;
 }
 
