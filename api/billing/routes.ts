@@ -8,12 +8,12 @@
  * settling, once however many ask at the same time: db/functions/billing/charge_settle.sql.
  */
 import { createRoute, z } from '@hono/zod-openapi';
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../env.ts';
 import { errors, invalidField } from '../errors.ts';
 import { callerLocale } from '../lib/locale.ts';
 import { afterOutsideCall, authenticate, requireRole, validInput } from '../middleware/auth.ts';
-import { clientAddress, hit, LIMITS } from '../middleware/rate-limit.ts';
+import { LIMITS, limitCallbacksByAddress } from '../middleware/rate-limit.ts';
 import { inTenant } from '../middleware/tenancy.ts';
 import { newRouter } from '../router.ts';
 import { subscriptionStatus } from '../shop/queries.ts';
@@ -100,12 +100,6 @@ const confirmRoute = createRoute({
   responses: { 200: jsonResponse('The charge as it stands.', one(Charge)), ...pickErrors(401, 403, 404) },
 });
 
-/** Per address, well above what a provider sends (one callback per request); past it a 429, and the poll asks anyway. */
-const limitCallbacksByAddress: MiddlewareHandler<AppEnv> = async (c, next) => {
-  if (!(await hit(c.var.deps.sql, `callback:${clientAddress(c)}`, LIMITS.callbacksPerAddress))) throw errors.rateLimited();
-  await next();
-};
-
 const CALLBACK_DESCRIPTION = [
   'Where a provider says that a request moved: MTN MoMo calls the URL it was given with each request to pay (`X-Callback-Url`, sent when',
   '`PUBLIC_BASE_URL` is set: `{PUBLIC_BASE_URL}/api/v1/billing/callbacks/mtn_momo/{reference}`); pawaPay calls the one deposit callback URL set',
@@ -143,6 +137,20 @@ function referenceInBody(text: string): string | null {
   }
   const named = body && typeof body === 'object' ? ((body as Record<string, unknown>).depositId ?? (body as Record<string, unknown>).externalId) : undefined;
   return typeof named === 'string' && named.length >= 1 && named.length <= 200 ? named : null;
+}
+
+/** A callback whose path names the charge: its poll is brought forward. */
+async function callbackNamingTheCharge(c: Context<AppEnv>) {
+  const { provider, reference } = validInput(c, 'param', CallbackParams);
+  await chargeCallback(c.var.deps.sql, provider, reference);
+  return c.body(null, 204);
+}
+
+/** A callback to the provider's one URL, the charge named in its body (if at all). */
+async function callbackWithTheChargeInItsBody(c: Context<AppEnv>) {
+  const reference = referenceInBody(await c.req.text());
+  if (reference) await chargeCallback(c.var.deps.sql, validInput(c, 'param', CallbackProviderParam).provider, reference);
+  return c.body(null, 204);
 }
 
 export const billingRoutes = newRouter()
@@ -199,23 +207,7 @@ export const billingRoutes = newRouter()
       },
     ),
   )
-  .openapi(callbackRoute('put', CallbackParams), async (c) => {
-    const { provider, reference } = c.req.valid('param');
-    await chargeCallback(c.var.deps.sql, provider, reference);
-    return c.body(null, 204);
-  })
-  .openapi(callbackRoute('post', CallbackParams), async (c) => {
-    const { provider, reference } = c.req.valid('param');
-    await chargeCallback(c.var.deps.sql, provider, reference);
-    return c.body(null, 204);
-  })
-  .openapi(callbackRoute('put', CallbackProviderParam), async (c) => {
-    const reference = referenceInBody(await c.req.text());
-    if (reference) await chargeCallback(c.var.deps.sql, c.req.valid('param').provider, reference);
-    return c.body(null, 204);
-  })
-  .openapi(callbackRoute('post', CallbackProviderParam), async (c) => {
-    const reference = referenceInBody(await c.req.text());
-    if (reference) await chargeCallback(c.var.deps.sql, c.req.valid('param').provider, reference);
-    return c.body(null, 204);
-  });
+  .openapi(callbackRoute('put', CallbackParams), callbackNamingTheCharge)
+  .openapi(callbackRoute('post', CallbackParams), callbackNamingTheCharge)
+  .openapi(callbackRoute('put', CallbackProviderParam), callbackWithTheChargeInItsBody)
+  .openapi(callbackRoute('post', CallbackProviderParam), callbackWithTheChargeInItsBody);

@@ -42,11 +42,19 @@ export function clientAddress(c: Context<AppEnv>): string {
   return fromPlatform(c) ?? 'unknown';
 }
 
+/** Counts every request in the bucket `<kind>:<client address>`, whatever its outcome: 429 once over `limit`. */
+export function limitByAddress(kind: string, limit: Limit): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    if (!(await hit(c.var.deps.sql, `${kind}:${clientAddress(c)}`, limit))) throw errors.rateLimited();
+    await next();
+  };
+}
+
 /** Public operations: 300 requests per address in 15 minutes, whatever the outcome. */
-export const limitPublicByAddress: MiddlewareHandler<AppEnv> = async (c, next) => {
-  if (!(await hit(c.var.deps.sql, `address:${clientAddress(c)}`, LIMITS.publicPerAddress))) throw errors.rateLimited();
-  await next();
-};
+export const limitPublicByAddress = limitByAddress('address', LIMITS.publicPerAddress);
+
+/** A mobile-money provider's callbacks: each only brings a poll forward, so past the limit the poll asks anyway, later. */
+export const limitCallbacksByAddress = limitByAddress('callback', LIMITS.callbacksPerAddress);
 
 /** Per e-mail buckets are keyed on the lower-cased address. */
 export function emailBucket(kind: string, email: string): string {
