@@ -90,9 +90,9 @@ export const zReportRoutes = newRouter().openapi(zRoute, async (c) => c.json({ d
  * Money taken in per method (CONTRACT section 12): the day's payments (refunds and voids netted) less
  * what was sold on the customers' accounts, plus what they paid on them. Methods in the Z's order.
  */
-export function moneyTakenIn(z: { payments: { method: string; amount_xaf: number }[]; settlements?: { method: string; amount_xaf: number }[] }): { method: string; amount_xaf: number }[] {
+export function moneyTakenIn(z: Pick<ZReport, 'payments' | 'settlements'>): { method: string; amount_xaf: number }[] {
   const taken = new Map<string, number>();
-  for (const { method, amount_xaf } of [...z.payments, ...(z.settlements ?? [])]) {
+  for (const { method, amount_xaf } of [...z.payments, ...z.settlements]) {
     if (method !== 'credit') taken.set(method, (taken.get(method) ?? 0) + amount_xaf);
   }
   return [...taken].sort(([a], [b]) => a.localeCompare(b)).map(([method, amount_xaf]) => ({ method, amount_xaf }));

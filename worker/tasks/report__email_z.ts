@@ -18,8 +18,7 @@ interface ZFigures {
   vat_xaf: number;
   grand_total_xaf: number;
   payments: { method: string; amount_xaf: number }[];
-  /** Absent from a Z sealed before settlements were reported (none since migration 0033). */
-  settlements?: { method: string; amount_xaf: number }[];
+  settlements: { method: string; amount_xaf: number }[];
   expenses: { count: number; total_xaf: number };
 }
 
@@ -80,7 +79,7 @@ export function reportEmailZ(ctx: WorkerContext): Task {
     // The shop's own names of its payment methods (MTN MoMo, Orange Money...), as on its receipts.
     const methods: Record<string, string> = paymentLabels(locale, found.payment_method_labels);
     const paymentLines = moneyTakenIn(z).map(({ method, amount_xaf }) => `- ${methods[method] ?? method}${colon} ${xaf(amount_xaf)}`);
-    const settled = (z.settlements ?? []).reduce((sum, settlement) => sum + settlement.amount_xaf, 0);
+    const settled = z.settlements.reduce((sum, settlement) => sum + settlement.amount_xaf, 0);
     const credit = z.payments.find((payment) => payment.method === 'credit')?.amount_xaf ?? 0;
     const lines = [
       ...t.lines(z, xaf),

@@ -108,7 +108,7 @@ create or replace function report_sales_summary(p_from date, p_to date, p_upto d
                              from z, jsonb_array_elements(z.report -> 'payments') p group by 1) m),
       'settlements', (select coalesce(jsonb_agg(jsonb_build_object('method', m.method, 'amount_xaf', m.amount) order by m.method), '[]')
                         from (select p ->> 'method' as method, sum((p ->> 'amount_xaf')::bigint)::bigint as amount
-                                from z, jsonb_array_elements(coalesce(z.report -> 'settlements', '[]')) p group by 1) m),
+                                from z, jsonb_array_elements(z.report -> 'settlements') p group by 1) m),
       'categories', (select coalesce(jsonb_agg(jsonb_build_object(
                               'category_id', c.id, 'name', c.name, 'quantity', c.quantity, 'total_xaf', c.total,
                               'vat_xaf', c.vat, 'net_xaf', c.total - c.vat) order by c.total desc, c.name nulls last), '[]')
