@@ -55,6 +55,20 @@ const schema = z.object({
   // A migration's statement waits this long for a lock, then the upgrade rolls back and is retried (db/migrate.ts).
   MIGRATE_LOCK_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(2_000),
   MIGRATE_LOCK_ATTEMPTS: z.coerce.number().int().min(1).max(1_000).default(10),
+  // On SIGTERM, web first answers GET /readyz 503 this long (still serving), so that the load balancer stops sending before the drain.
+  SHUTDOWN_READY_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(5_000),
+  // Every request is answered within this bound, whatever the database does: past it, 503 service_unavailable (api/middleware/deadline.ts).
+  REQUEST_DEADLINE_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(45_000),
+  // How many of a process's DB_POOL_MAX connections one shop's requests may hold at once (default: 60 %, at least 1); its next requests queue for it (api/middleware/admission.ts).
+  DB_SHOP_SHARE: z.coerce.number().int().min(1).max(200).optional(),
+  // Off behind PgBouncer in transaction mode (prepared statements live in a server session the pooler does not keep).
+  DB_PREPARED_STATEMENTS: z.enum(['true', 'false']).default('true').transform((value) => value === 'true'),
+  // A direct connection (not through a pooler in transaction mode) for the worker's LISTEN; DATABASE_URL when unset.
+  WORKER_LISTEN_DATABASE_URL: postgresUrl.optional(),
+  // GET /metrics answers with `Authorization: Bearer <METRICS_TOKEN>`; 404 while unset.
+  METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  // The worker serves the same metrics on this port (requires METRICS_TOKEN).
+  WORKER_METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
 });
 
 /** MTN's hosts (momodeveloper.mtn.com, "Go live"): the sandbox takes the target `sandbox` and EUR only; production a country's target (`mtncameroon`...). */
@@ -62,7 +76,7 @@ export const MOMO_SANDBOX_URL = 'https://sandbox.momodeveloper.mtn.com';
 export const MOMO_PRODUCTION_URL = 'https://proxy.momoapi.mtn.com';
 
 /** The settings once read: MTN's base URL and currency follow its target environment when not given. */
-export type Config = Omit<z.infer<typeof schema>, 'MOMO_BASE_URL' | 'MOMO_CURRENCY'> & { MOMO_BASE_URL: string; MOMO_CURRENCY: string };
+export type Config = Omit<z.infer<typeof schema>, 'MOMO_BASE_URL' | 'MOMO_CURRENCY' | 'DB_SHOP_SHARE'> & { MOMO_BASE_URL: string; MOMO_CURRENCY: string; DB_SHOP_SHARE: number };
 
 export class ConfigError extends Error {}
 
@@ -83,12 +97,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     ...parsed.data,
     MOMO_BASE_URL: parsed.data.MOMO_BASE_URL ?? MOMO_SANDBOX_URL,
     MOMO_CURRENCY: parsed.data.MOMO_CURRENCY ?? (sandbox ? 'EUR' : 'XAF'),
+    DB_SHOP_SHARE: Math.min(parsed.data.DB_SHOP_SHARE ?? Math.max(1, Math.ceil(parsed.data.DB_POOL_MAX * 0.6)), parsed.data.DB_POOL_MAX),
   };
   if (config.NODE_ENV === 'production' && !config.APP_KEY) {
     throw new ConfigError('Invalid configuration: APP_KEY is required when NODE_ENV=production');
   }
   if (config.NODE_ENV === 'production' && !config.DATABASE_URL) {
     throw new ConfigError('Invalid configuration: DATABASE_URL is required when NODE_ENV=production');
+  }
+  if (config.WORKER_METRICS_PORT !== undefined && !config.METRICS_TOKEN) {
+    throw new ConfigError('Invalid configuration: METRICS_TOKEN is required when WORKER_METRICS_PORT is set');
   }
   const used = new Set([config.MOBILE_MONEY_PROVIDER, config.MOBILE_MONEY_PROVIDER_CARRIER1_MOMO, config.MOBILE_MONEY_PROVIDER_CARRIER2_MONEY]);
   if (used.has('mtn_momo')) checkMomo(config, parsed.data.MOMO_BASE_URL);
