@@ -37,6 +37,8 @@ export interface Deps {
   log: Logger;
   /** The caller's address as the platform's server reports it. */
   clientAddress: (c: Context<AppEnv>) => string | undefined;
+  /** Set by the entry point when a shutdown begins: GET /readyz answers 503 from then on, while requests are still served. */
+  lifecycle?: { stopping: boolean };
 }
 
 export interface AppEnv {

@@ -1,5 +1,5 @@
 /**
- * `npm run start:web` (Procfile `web`): the stateless API only. Scale it out; migrations run in `release`,
+ * Procfile `web` (`node dist/api/web.js` once built; `npm run start:web` from the sources): the stateless API only. Scale it out; migrations run in `release`,
  * and it refuses to start while the schema is behind the code (db/schema-check.ts).
  */
 import { checkSchemaAtStart } from '../db/schema-check.ts';
@@ -18,12 +18,19 @@ try {
   const runtime = await openRuntime(config, { allowEmbedded: false });
   await checkSchemaAtStart(runtime.ownerUrl, (line) => log.warn(line));
   const sql = createSql(runtime.appUrl, { max: config.DB_POOL_MAX });
-  const server = await serveNode(createApp({ config, sql, appKey: runtime.appKey, log, clientAddress: nodeClientAddress }), config.PORT, {
+  const lifecycle = { stopping: false };
+  const server = await serveNode(createApp({ config, sql, appKey: runtime.appKey, log, clientAddress: nodeClientAddress, lifecycle }), config.PORT, {
     requestTimeoutMs: config.HTTP_REQUEST_TIMEOUT_MS,
     shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
   });
   onShutdown(log, [
-    ['http', () => server.close()],
+    // Not ready first, still serving: the load balancer sees /readyz fail and stops sending before the drain refuses anyone.
+    ['not ready', () => {
+      lifecycle.stopping = true;
+      return new Promise((resolve) => setTimeout(resolve, config.SHUTDOWN_READY_DELAY_MS));
+    }],
+    // SHUTDOWN_TIMEOUT_MS counts from the signal: the drain has what the delay left of it.
+    ['http', () => server.close(Math.max(1_000, config.SHUTDOWN_TIMEOUT_MS - config.SHUTDOWN_READY_DELAY_MS))],
     ['pool', () => sql.end({ timeout: 5 })],
   ]);
   log.info({ port: server.port }, 'web listening');

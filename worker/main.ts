@@ -1,4 +1,4 @@
-/** `npm run start:worker` (Procfile `worker`): graphile-worker only. Scale it separately from `web`; refuses to start while the schema is behind the code. */
+/** Procfile `worker` (`node dist/worker/main.js` once built; `npm run start:worker` from the sources): graphile-worker only. Scale it separately from `web`; refuses to start while the schema is behind the code. */
 import { checkSchemaAtStart } from '../db/schema-check.ts';
 import { loadConfigOrExit } from '../api/config.ts';
 import { createLogger } from '../api/logger.ts';

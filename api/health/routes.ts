@@ -26,10 +26,12 @@ const readyz = createRoute({
     'No token. Answers 200 when the database answers a query within 2 seconds and has every migration this code has; else 503 `not_ready`: ' +
     'send no traffic to this process until it is ready again. The schema is compared at most every 5 seconds (migrations only, from `schema_migrations`): ' +
     'a migration the code has and the database lacks makes the process not ready (the message names it: run `npm run migrate`); ' +
-    'a migration recorded by a newer release that this code does not know does not.',
+    'a migration recorded by a newer release that this code does not know does not. ' +
+    'From the moment the process is told to stop (SIGTERM), it answers 503 `not_ready` (`Shutting down.`) for `SHUTDOWN_READY_DELAY_MS` (5 s by default) ' +
+    'while it still serves every other request, so that a load balancer takes it out of rotation before it drains.',
   responses: {
     200: jsonResponse('Ready.', Status, { status: 'ready' }),
-    503: jsonResponse('The database does not answer, or its schema is behind the code (`not_ready`).', ErrorBody),
+    503: jsonResponse('The database does not answer, its schema is behind the code, or the process is shutting down (`not_ready`).', ErrorBody),
   },
 });
 
@@ -64,6 +66,7 @@ async function schemaBehind(sql: Sql): Promise<string | null> {
 export const healthRoutes = newRouter({ usesDatabase: false })
   .openapi(healthz, (c) => c.json({ status: 'ok' }, 200))
   .openapi(readyz, async (c) => {
+    if (c.var.deps.lifecycle?.stopping) return c.json({ message: 'Shutting down.', code: 'not_ready' }, 503);
     const unavailable = 'Database unavailable.';
     const probe = schemaBehind(c.var.deps.sql).catch(() => unavailable);
     const timeout = new Promise<string>((resolve) => setTimeout(resolve, READY_TIMEOUT_MS, unavailable));
