@@ -35,18 +35,41 @@ import { supplierRoutes } from './suppliers/routes.ts';
 import { syncRoutes } from './sync/routes.ts';
 import { userRoutes } from './users/routes.ts';
 import { installValidationMessages } from './validation.ts';
-import { admitWithin } from './middleware/admission.ts';
+import { admission } from './middleware/admission.ts';
+import { shareKey } from './middleware/auth.ts';
+import { answerWithin } from './middleware/deadline.ts';
 import { readBodyFirst } from './middleware/body.ts';
+import { observeRequests, routeTemplate } from './metrics/http.ts';
+import { createAppMetrics } from './metrics/registry.ts';
+import { metricsRoutes } from './metrics/routes.ts';
+import { clientAddress, LIMITS } from './middleware/rate-limit.ts';
 
 export const API_PREFIX = '/api/v1';
 
-/** One JSON line per request, with its id, never its body or headers. */
+/**
+ * One JSON line per request, with its id, the route that answered it (its template), the shop and
+ * user once authentication named them, and the client's address (as the rate limits read it); never
+ * its body or headers.
+ */
 const logRequests: MiddlewareHandler<AppEnv> = async (c, next) => {
   const started = performance.now();
   const log = c.var.deps.log.child({ req_id: c.var.requestId });
   c.set('log', log);
   await next();
-  log.info({ method: c.req.method, path: c.req.path, status: c.res.status, ms: Math.round(performance.now() - started) }, 'request');
+  const scope = c.var.transactionScope;
+  log.info(
+    {
+      method: c.req.method,
+      path: c.req.path,
+      route: routeTemplate(c),
+      status: c.res.status,
+      ms: Math.round(performance.now() - started),
+      shop_id: c.var.caller?.shopId ?? c.var.device?.shopId ?? scope?.shopId ?? null,
+      user_id: c.var.caller?.userId ?? scope?.userId ?? null,
+      address: clientAddress(c),
+    },
+    'request',
+  );
 };
 
 /**
@@ -103,8 +126,13 @@ const API_DESCRIPTION = [
     'Kept-alive connections stay open 65 s idle. A request must arrive whole within 120 s.',
   '',
   '**Unavailable.** When the database cannot be reached (a restart, a failover) or has no connection free in time, an operation answers ' +
-    '503 `service_unavailable`: retry it as it was (a sale with the same `id`, or the same `Idempotency-Key`, is recorded once). While the service ' +
-    'shuts down, answers say `Connection: close`: the next request opens a new connection, to another instance.',
+    '503 `service_unavailable` with `Retry-After`: retry it as it was (a sale with the same `id`, or the same `Idempotency-Key`, is recorded once). ' +
+    'Every operation is answered within 45 s whatever the database does (`REQUEST_DEADLINE_MS`): past it, 503, and the operation itself may still ' +
+    'complete, which the retry then finds. While the service shuts down, answers say `Connection: close`: the next request opens a new connection, to another instance.',
+  '',
+  '**Fair share.** One shop\'s requests use at most a share of a server process\'s database connections at once (60 % by default, `DB_SHOP_SHARE`): ' +
+    'a shop\'s further requests wait their turn behind its own, never in front of other shops\', and after 5 s answer 429 `rate_limited` with ' +
+    '`Retry-After: 1`. A till pushing a large backlog in parallel is slowed, not refused for long: retry after the given seconds.',
 ].join('\n');
 
 /** The document's tags, in the order a client developer meets them, each saying what its operations are for. */
@@ -131,13 +159,14 @@ const TAGS = [
   { name: 'Billing', description: 'The shop\'s own subscription to this service: the plans, the subscription and its charges, a plan paid by mobile money and the charge\'s status.' },
   { name: 'Partners', description: 'Resellers who bring shops: their referrals and the commissions earned on those shops\' subscription payments. For partner accounts only.' },
   { name: 'Administration', description: 'The service\'s own administrators: partners and the payment of their commissions. No shop operation is open to them.' },
-  { name: 'Operations', description: 'For the people who run the service: liveness and readiness probes for a load balancer or an orchestrator. No token.' },
+  { name: 'Operations', description: 'For the people who run the service: liveness and readiness probes for a load balancer or an orchestrator (no token), and metrics for Prometheus (the metrics token).' },
 ];
 
 /** The whole HTTP API, the same on Node and on Deno. */
 export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
   installValidationMessages();
   const app = new OpenAPIHono<AppEnv>();
+  const metrics = createAppMetrics({ limits: Object.keys(LIMITS), processMetrics: deps.config.METRICS_TOKEN !== undefined });
   app.use(requestId());
   // Browser tills are served from their own origin; tokens travel in headers, never cookies.
   app.use(cors({ origin: '*', allowHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-Id', 'X-Pairing-Secret'], exposeHeaders: ['X-Request-Id'], maxAge: 86400 }));
@@ -146,9 +175,20 @@ export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
     c.set('redispatch', async (request) => app.fetch(request, c.env));
     await next();
   });
+  app.use(observeRequests(metrics));
   app.use(logRequests);
   app.use(readBodyFirst);
-  app.use(`${API_PREFIX}/*`, admitWithin(deps.sql.options.max, deps.config.DB_ACQUIRE_TIMEOUT_MS));
+  app.use(`${API_PREFIX}/*`, answerWithin(deps.config.REQUEST_DEADLINE_MS));
+  app.use(
+    `${API_PREFIX}/*`,
+    admission({
+      capacity: deps.sql.options.max,
+      shopShare: Math.min(deps.config.DB_SHOP_SHARE, deps.sql.options.max),
+      waitMs: deps.config.DB_ACQUIRE_TIMEOUT_MS,
+      keyOf: shareKey,
+      observer: metrics.admission,
+    }),
+  );
   app.onError(handleError);
   const allowedOn = allowedMethods(app);
   app.notFound((c) => {
@@ -189,6 +229,7 @@ export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
     .route('/', adminRoutes);
 
   app.route('/', healthRoutes);
+  app.route('/', metricsRoutes);
   app.route('/', docsRoutes);
   app.route(API_PREFIX, v1);
 

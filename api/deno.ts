@@ -12,7 +12,7 @@ const log = createLogger(config.LOG_LEVEL);
 
 try {
   const runtime = await openRuntime(config, { allowEmbedded: false });
-  const sql = createSql(runtime.appUrl, { max: config.DB_POOL_MAX });
+  const sql = createSql(await runtime.appUrl(), { max: config.DB_POOL_MAX, preparedStatements: config.DB_PREPARED_STATEMENTS });
   const app = createApp({ config, sql, appKey: runtime.appKey, log, clientAddress: (c) => getConnInfo(c).remote.address });
   const shutdown = new AbortController();
   const server = Deno.serve(

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Context } from 'hono';
 import type { Config } from './config.ts';
 import type { Sql, Tx } from './db.ts';
+import type { AppMetrics } from './metrics/registry.ts';
 import type { TenantScope } from './middleware/tenancy.ts';
 
 export type Role = 'owner' | 'manager' | 'cashier';
@@ -46,6 +47,8 @@ export interface AppEnv {
     requestId: string;
     deps: Deps;
     log: Logger;
+    /** This app's metrics (api/metrics/): the rate limits count their refusals there. */
+    metrics: AppMetrics;
     caller: Caller;
     /** The till on `/device/sync/*` (device credentials); absent on bearer routes. */
     device?: { id: string; shopId: string };
@@ -57,6 +60,8 @@ export interface AppEnv {
      * the session is over).
      */
     callerCheck?: CallerCheck;
+    /** Whether the request was answered 503 at its deadline while its operation goes on (api/middleware/deadline.ts): a long operation stops at its next step. */
+    pastDeadline?: () => boolean;
     /** Runs a request through the whole app again (a read whose cached caller proved stale). */
     redispatch: (request: Request) => Promise<Response>;
     /**

@@ -21,6 +21,9 @@ export class AppError extends Error {
   ) {
     super(message);
   }
+
+  /** A 429's `Retry-After` in seconds when it is not a rate limit's window (60). */
+  retryAfterS?: number;
 }
 
 /** The fixed rows of CONTRACT section 2: same status, message and code everywhere. */
@@ -39,7 +42,8 @@ export const errors = {
   unsupportedMediaType: () => new AppError(415, 'unsupported_media_type', 'Unsupported media type: send application/json.'),
   /** A validation failure; `code` is `validation_failed` unless a business rule names its own. */
   invalid: (fieldErrors: FieldErrors, code = 'validation_failed') => new AppError(422, code, 'The given data was invalid.', fieldErrors),
-  rateLimited: () => new AppError(429, 'rate_limited', 'Too many attempts.'),
+  /** `retryAfterS`: when the refusal is not a rate limit's window (a shop's share of the connections frees within a second). */
+  rateLimited: (retryAfterS?: number) => Object.assign(new AppError(429, 'rate_limited', 'Too many attempts.'), { retryAfterS }),
   serverError: () => new AppError(500, 'server_error', 'Server Error.'),
   /** The database cannot be reached now (lost connection, failover, no free connection in time): try again. */
   serviceUnavailable: () => new AppError(503, 'service_unavailable', 'Service temporarily unavailable: try again shortly.'),
@@ -159,7 +163,7 @@ export function handleError(error: unknown, c: Context<AppEnv>): Response {
   // The unread rest of an oversized body makes the connection unusable: tell the client not to reuse it.
   if (appError.status === 413) c.header('Connection', 'close');
   // CONTRACT section 16: when to try again, in seconds. A limit's window is at most minutes; a database away, a moment.
-  if (appError.status === 429) c.header('Retry-After', '60');
+  if (appError.status === 429) c.header('Retry-After', String(appError.retryAfterS ?? 60));
   if (appError.status === 503) c.header('Retry-After', '1');
   return c.json(body, appError.status);
 }

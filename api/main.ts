@@ -3,6 +3,7 @@
  * an embedded PostgreSQL keeps its data under DATA_DIR (.data/); migrations, the API and a worker follow.
  */
 import { migrate } from '../db/migrate.ts';
+import { serveWorkerMetrics } from '../worker/metrics.ts';
 import { startWorker } from '../worker/worker.ts';
 import { createApp } from './app.ts';
 import { loadConfigOrExit } from './config.ts';
@@ -18,18 +19,20 @@ guardProcess(log);
 try {
   const runtime = await openRuntime(config, { allowEmbedded: true, onLog: (line) => log.debug({ postgres: line.trim() }) });
   await migrate(runtime.ownerUrl, {
-    appRolePassword: config.APP_DATABASE_URL ? undefined : runtime.appRolePassword,
+    appKey: config.APP_DATABASE_URL ? undefined : runtime.appKey,
     lockTimeoutMs: config.MIGRATE_LOCK_TIMEOUT_MS,
     lockAttempts: config.MIGRATE_LOCK_ATTEMPTS,
     log: (line) => log.info(line),
   });
-  const sql = createSql(runtime.appUrl, { max: config.DB_POOL_MAX });
+  const sql = createSql(await runtime.appUrl(), { max: config.DB_POOL_MAX, preparedStatements: config.DB_PREPARED_STATEMENTS });
   const app = createApp({ config, sql, appKey: runtime.appKey, log, clientAddress: nodeClientAddress });
   const server = await serveNode(app, config.PORT, { requestTimeoutMs: config.HTTP_REQUEST_TIMEOUT_MS, shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS });
   const worker = await startWorker(runtime, log.child({ role: 'worker' }));
+  const workerMetrics = await serveWorkerMetrics(worker, runtime, log.child({ role: 'worker' }));
   onShutdown(log, [
     // At once, each within SHUTDOWN_TIMEOUT_MS: neither the requests nor the jobs wait for the other.
     ['http and worker', async () => void (await Promise.all([server.close(), worker.stop()]))],
+    ['worker metrics', async () => void (await workerMetrics?.close())],
     ['pool', () => sql.end({ timeout: 5 })],
     ['database', () => runtime.stop()],
   ]);

@@ -44,7 +44,7 @@ function withSharedCodes(statuses: Set<keyof typeof errorResponses>, responses: 
  * route lists them by hand and none forgets one: a body can be malformed (400), too large (413), not
  * JSON (415) or invalid (422); a path parameter names a record that may not exist (404); every
  * input can be invalid (422); authentication answers 401, the subscription check 402, the public
- * rate limit 429; the database can be out of reach (503). An authenticated POST also takes
+ * rate limit and a shop's share of the connections 429; the database can be out of reach (503). An authenticated POST also takes
  * `Idempotency-Key` (409 on a key reused with another request). The route's own entries win.
  */
 function withStandardAnswers(route: RouteConfig, usesDatabase: boolean): RouteConfig {
@@ -62,6 +62,8 @@ function withStandardAnswers(route: RouteConfig, usesDatabase: boolean): RouteCo
   if (middleware.some((handler) => AUTHENTICATION.has(handler))) add(401);
   if (middleware.includes(requireActiveSubscription)) add(402);
   if (middleware.includes(limitPublicByAddress)) add(429);
+  // A shop's share of the database connections (api/middleware/admission.ts) is counted by its credentials.
+  if (usesDatabase && middleware.some((handler) => AUTHENTICATION.has(handler))) add(429);
   if (usesDatabase) add(503);
   const standard = Object.fromEntries([...statuses].sort().map((status) => [status, errorResponses[status]]));
   return { ...route, request, responses: { ...standard, ...withSharedCodes(statuses, route.responses) } };

@@ -1,10 +1,12 @@
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import postgres from 'postgres';
+import { findAppLogin } from '../db/app-login.ts';
 import { startEmbeddedPostgres } from '../db/embedded.ts';
 import type { Config } from './config.ts';
 import { appDatabaseUrl } from './db.ts';
-import { deriveSecret, randomToken } from './lib/secrets.ts';
+import { randomToken } from './lib/secrets.ts';
 
 /** What every process needs once the environment is read: the signing key and the two database URLs. */
 export interface Runtime {
@@ -12,10 +14,12 @@ export interface Runtime {
   appKey: string;
   /** Owner of the schema: migrations and the worker. */
   ownerUrl: string;
-  /** The row-level-security-bound application role: every web request. */
-  appUrl: string;
-  /** The password the migration runner gives the application role. */
-  appRolePassword: string;
+  /**
+   * The row-level-security-bound login of every web request: APP_DATABASE_URL, else this database's
+   * login role for APP_KEY (db/app-login.ts), which `npm run migrate` creates. Ask once the database
+   * is migrated: it reads the database's id with the owner's URL.
+   */
+  appUrl(): Promise<string>;
   embedded: boolean;
   stop(): Promise<void>;
 }
@@ -37,7 +41,6 @@ async function resolveAppKey(config: Config): Promise<string> {
  */
 export async function openRuntime(config: Config, options: { allowEmbedded: boolean; onLog?: (line: string) => void }): Promise<Runtime> {
   const appKey = await resolveAppKey(config);
-  const appRolePassword = deriveSecret(appKey, 'database role pos_app').toString('hex');
   let ownerUrl = config.DATABASE_URL;
   let stop = async () => {};
   if (!ownerUrl) {
@@ -48,13 +51,26 @@ export async function openRuntime(config: Config, options: { allowEmbedded: bool
     ownerUrl = embedded.url;
     stop = embedded.stop;
   }
+  const owner = ownerUrl;
   return {
     config,
     appKey,
     ownerUrl,
-    appUrl: appDatabaseUrl(ownerUrl, appRolePassword, config.APP_DATABASE_URL),
-    appRolePassword,
+    appUrl: async () => config.APP_DATABASE_URL ?? (await appLoginUrl(owner, appKey)),
     embedded: !config.DATABASE_URL,
     stop,
   };
+}
+
+/** The owner's URL with this database's login role for `appKey`; refuses, in one line, a login `npm run migrate` has not made. */
+async function appLoginUrl(ownerUrl: string, appKey: string): Promise<string> {
+  const sql = postgres(ownerUrl, { max: 1, onnotice: () => {}, connection: { application_name: 'pos app login' } });
+  try {
+    const login = await findAppLogin(sql, appKey);
+    if (!login) throw new Error('Database never migrated: run npm run migrate');
+    if (!login.exists) throw new Error(`Database has no login role for this APP_KEY (${login.role}): run npm run migrate with this APP_KEY`);
+    return appDatabaseUrl(ownerUrl, login);
+  } finally {
+    await sql.end({ timeout: 1 });
+  }
 }

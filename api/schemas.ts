@@ -171,8 +171,8 @@ export const errorResponses = {
   413: errorResponse('Body over 1 MiB (`payload_too_large`).'),
   415: errorResponse('A body that is not `application/json` (`unsupported_media_type`).'),
   422: errorResponse('Validation failed (`validation_failed` or a business-rule code).'),
-  429: errorResponse('Too many attempts (`rate_limited`).'),
-  503: errorResponse('The database cannot be reached right now (`service_unavailable`): retry later; nothing was recorded.'),
+  429: errorResponse('Too many attempts (`rate_limited`): a rate limit, or the shop\'s requests already hold its share of the service\'s database connections; try again after `Retry-After` seconds.'),
+  503: errorResponse('The database cannot be reached right now, or did not answer within the request\'s deadline (`service_unavailable`): retry it as it was after `Retry-After` seconds (the same sale `id` or `Idempotency-Key`: nothing is recorded twice).'),
 } as const;
 
 /** The codes each answer built by `refusals` lists, so that api/router.ts can add the codes every operation shares. */

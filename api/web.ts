@@ -17,7 +17,7 @@ guardProcess(log);
 try {
   const runtime = await openRuntime(config, { allowEmbedded: false });
   await checkSchemaAtStart(runtime.ownerUrl, (line) => log.warn(line));
-  const sql = createSql(runtime.appUrl, { max: config.DB_POOL_MAX });
+  const sql = createSql(await runtime.appUrl(), { max: config.DB_POOL_MAX, preparedStatements: config.DB_PREPARED_STATEMENTS });
   const lifecycle = { stopping: false };
   const server = await serveNode(createApp({ config, sql, appKey: runtime.appKey, log, clientAddress: nodeClientAddress, lifecycle }), config.PORT, {
     requestTimeoutMs: config.HTTP_REQUEST_TIMEOUT_MS,

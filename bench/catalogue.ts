@@ -55,7 +55,7 @@ const BRANDS = ['Saveurs du Mungo', 'Le Palmier', 'Soleil d\'Afrique', 'Étoile'
   'La Ménagère', 'Dja', 'Sanaga', 'Maison Ngono', 'Bakery Élite', 'Le Baobab', 'Côte Sauvage', 'Délices d\'Adamaoua'];
 
 const bench = new BenchRun('bench:catalogue');
-const { database, ownerUrl, appUrl } = bench;
+const { database, ownerUrl } = bench;
 
 let ownerSql: Sql | undefined;
 let explainSql: Sql | undefined;
@@ -195,7 +195,7 @@ let captured: Captured | undefined;
 
 /** The SQL text and parameters listProducts sends for this search, captured from the driver. */
 async function listProductsQuery(q: string, scope: Scope): Promise<Captured> {
-  explainSql ??= postgres(appUrl, {
+  explainSql ??= postgres(bench.appUrl, {
     max: 1,
     onnotice: () => {},
     debug: (_connection, text, parameters) => {
@@ -415,7 +415,7 @@ async function main(): Promise<void> {
   // What the same searches cost without HTTP: listProducts in the app's transaction (BEGIN, the
   // tenant pipelined with the query, COMMIT) from this process, as pos_app.
   const scope = { shopId: shop.shopId, userId };
-  const dbSql = createSql(appUrl, { max: 1, applicationName: 'pos-bench-direct' });
+  const dbSql = createSql(bench.appUrl, { max: 1, applicationName: 'pos-bench-direct' });
   bench.closeAtEnd(() => dbSql.end({ timeout: 1 }));
   const direct = (values: string[]) =>
     timeEach(values, async (value) => (await inTenant(dbSql, scope, (tx) => listProducts(tx, { q: value }, PAGE_LIMIT, null))).length);

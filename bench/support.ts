@@ -2,9 +2,9 @@
  * What the benchmarks share: a throw-away database `pos_bench_<random>` on DATABASE_URL's server
  * (default postgres://postgres@127.0.0.1:5432/postgres; the role must be able to create databases,
  * roles and extensions), migrated with db/migrate.ts; the real app (createApp + serveNode on a free
- * port) connected as pos_app, in this process or as a process of its own (the Procfile's web role);
- * pos_app's password put back and the database dropped at the end, also
- * on failure or Ctrl-C; small HTTP and statistics helpers.
+ * port) connected as the database's login role (a member of pos_app, db/app-login.ts), in this
+ * process or as a process of its own (the Procfile's web role); the database and its login role
+ * dropped at the end, also on failure or Ctrl-C; small HTTP and statistics helpers.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -16,13 +16,13 @@ import postgres from 'postgres';
 import { createApp } from '../api/app.ts';
 import { loadConfig } from '../api/config.ts';
 import { APP_DB_ROLE, createSql, type Sql } from '../api/db.ts';
-import { deriveSecret } from '../api/lib/secrets.ts';
 import { createLogger } from '../api/logger.ts';
 import { nodeClientAddress, serveNode, type HttpServer } from '../api/server.ts';
+import { findAppLogin } from '../db/app-login.ts';
 import { migrate } from '../db/migrate.ts';
 
 export const SERVER_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
-/** The benches' own key: the app role's password is derived from it as tests/run.ts does from its key. */
+/** The benches' own key: the login role of each bench database is derived from it, as tests/run.ts does from its key. */
 export const BENCH_APP_KEY = 'bench-app-key-0123456789abcdef0123456789abcdef';
 export const PASSWORD = 'bench-password-1234';
 
@@ -157,13 +157,11 @@ export function processCpuMs(pid: number): number | null {
 export class BenchRun {
   readonly database = `pos_bench_${randomBytes(6).toString('hex')}`;
   readonly ownerUrl = databaseUrl(SERVER_URL, this.database);
-  readonly appRolePassword = deriveSecret(BENCH_APP_KEY, `database role ${APP_DB_ROLE}`).toString('hex');
-  readonly appUrl = databaseUrl(SERVER_URL, this.database, { name: APP_DB_ROLE, password: this.appRolePassword });
   /** True once a signal asked the run to stop: the failure that follows is not reported. */
   interrupted = false;
   private created = false;
-  /** pos_app's password hash before the bench changed it (the role is shared by every database of the server). */
-  private savedRolePassword: { exists: boolean; password: string | null; readable: boolean } | undefined;
+  /** The database's login role for BENCH_APP_KEY, made by createAndMigrate and dropped with the database. */
+  private login: { role: string; password: string } | undefined;
   private readonly closers: (() => unknown)[] = [];
   private cleaning: Promise<void> | undefined;
 
@@ -173,7 +171,7 @@ export class BenchRun {
         if (this.interrupted) return;
         this.interrupted = true;
         // Work still in flight fails as its connections close: that must not end the process
-        // before the database is dropped and pos_app's password put back.
+        // before the database and its login role are dropped.
         process.on('unhandledRejection', () => {});
         process.stderr.write(`\n${signal}: dropping ${this.database}\n`);
         void this.cleanup().then(() => process.exit(130));
@@ -181,37 +179,41 @@ export class BenchRun {
     }
   }
 
-  /** Runs at cleanup, in the order given, before pos_app's password is restored and the database dropped. */
+  /** Runs at cleanup, in the order given, before the database and its login role are dropped. */
   closeAtEnd(close: () => unknown): void {
     this.closers.push(close);
   }
 
+  /** The URL of the database's login role; known once createAndMigrate has run. */
+  get appUrl(): string {
+    if (!this.login) throw new Error('the bench database is not migrated yet');
+    return databaseUrl(SERVER_URL, this.database, { name: this.login.role, password: this.login.password });
+  }
+
   /**
-   * Creates the database and migrates it. migrate() sets pos_app's password, and the role is the
-   * server's, not the database's: its current hash is kept to be put back at the end (pg_authid is
-   * readable by a superuser only; `note` is told when it cannot be).
+   * Creates the database and migrates it, which makes the database's own login role for
+   * BENCH_APP_KEY (a role of the server: cleanup drops it with the database).
    */
-  async createAndMigrate(note: (line: string) => void = say): Promise<void> {
+  async createAndMigrate(): Promise<void> {
     const admin = postgres(SERVER_URL, { max: 1, onnotice: () => {} });
     try {
-      try {
-        const [role] = await admin<{ rolpassword: string | null }[]>`select rolpassword from pg_authid where rolname = ${APP_DB_ROLE}`;
-        this.savedRolePassword = { exists: role !== undefined, password: role?.rolpassword ?? null, readable: true };
-      } catch {
-        this.savedRolePassword = { exists: true, password: null, readable: false };
-        note(`  note         cannot read pg_authid: ${APP_DB_ROLE}'s password stays the bench's after the run`);
-      }
       await admin.unsafe(`create database "${this.database}"`);
       this.created = true;
     } finally {
       await admin.end();
     }
-    await migrate(this.ownerUrl, { appRolePassword: this.appRolePassword });
+    await migrate(this.ownerUrl, { appKey: BENCH_APP_KEY });
+    const owner = postgres(this.ownerUrl, { max: 1, onnotice: () => {} });
+    try {
+      this.login = (await findAppLogin(owner, BENCH_APP_KEY))!;
+    } finally {
+      await owner.end();
+    }
   }
 
   /**
-   * Starts the real app on a free port as pos_app, with a pool of `poolMax` connections, and checks
-   * that it is bound by row-level security (pos_app, no BYPASSRLS, no superuser).
+   * Starts the real app on a free port as the login role, with a pool of `poolMax` connections, and
+   * checks that it is bound by row-level security (a member of pos_app, no BYPASSRLS, no superuser).
    */
   async startApp(options: { poolMax: number; applicationName: string }): Promise<RunningApp> {
     const config = loadConfig({
@@ -237,8 +239,10 @@ export class BenchRun {
     this.closeAtEnd(stop);
     const app = createApp({ config, sql, appKey: BENCH_APP_KEY, log: createLogger('silent'), clientAddress: nodeClientAddress });
     server = await serveNode(app, 0, { hostname: '127.0.0.1' });
-    const [whoami] = await sql<{ user: string; rls: boolean }[]>`select current_user as user, (select rolbypassrls or rolsuper from pg_roles where rolname = current_user) as rls`;
-    if (whoami!.user !== APP_DB_ROLE || whoami!.rls) throw new Error(`the app must connect as ${APP_DB_ROLE} without BYPASSRLS, not ${whoami!.user}`);
+    const [whoami] = await sql<{ user: string; member: boolean; rls: boolean }[]>`
+      select current_user as user, pg_has_role(current_user, ${APP_DB_ROLE}, 'usage') as member,
+             (select rolbypassrls or rolsuper from pg_roles where rolname = current_user) as rls`;
+    if (!whoami!.member || whoami!.rls) throw new Error(`the app must connect as a member of ${APP_DB_ROLE} without BYPASSRLS, not ${whoami!.user}`);
     return { baseUrl: `http://127.0.0.1:${server.port}`, sql, server, stop };
   }
 
@@ -291,7 +295,7 @@ export class BenchRun {
     return { baseUrl, cpuMs: () => (child.pid === undefined ? null : processCpuMs(child.pid)), stop };
   }
 
-  /** Closes what was opened, puts pos_app's password back and drops the database; once. */
+  /** Closes what was opened, drops the database and then its login role; once. */
   cleanup(): Promise<void> {
     this.cleaning ??= (async () => {
       const attempt = async (step: () => unknown) => {
@@ -303,15 +307,12 @@ export class BenchRun {
       };
       for (const close of this.closers) await attempt(close);
       const admin = postgres(SERVER_URL, { max: 1, onnotice: () => {} });
-      const saved = this.savedRolePassword;
-      if (saved?.exists && saved.readable) {
-        // An already-hashed password (SCRAM or md5) is stored as given: the role is left as it was found.
-        await attempt(() => admin.unsafe(`alter role ${APP_DB_ROLE} password ${saved.password === null ? 'null' : `'${saved.password.replace(/'/g, "''")}'`}`));
-      }
+      const login = this.login;
       if (this.created && process.env.BENCH_KEEP_DATABASE === '1') {
-        process.stderr.write(`BENCH_KEEP_DATABASE=1: ${this.database} is kept (drop it with: dropdb ${this.database})\n`);
+        process.stderr.write(`BENCH_KEEP_DATABASE=1: ${this.database} is kept (drop it with: dropdb ${this.database}${login ? `; dropuser ${login.role}` : ''})\n`);
       } else if (this.created) {
         await attempt(() => admin.unsafe(`drop database if exists "${this.database}" with (force)`));
+        if (login) await attempt(() => admin.unsafe(`drop role if exists "${login.role}"`));
       }
       await attempt(() => admin.end({ timeout: 1 }));
     })();

@@ -52,7 +52,7 @@ const FIRST_NAMES = ['Aïcha', 'Jean', 'Marie', 'Paul', 'Fatou', 'Emmanuel', 'Br
 const LAST_NAMES = ['Mbarga', 'Nkoulou', 'Ewondo', 'Tchoumi', 'Fotso', 'Kamga', 'Njoya', 'Abena', 'Bello', 'Etoa', 'Manga', 'Onana'];
 
 const bench = new BenchRun('bench:sync');
-const { database, ownerUrl, appUrl } = bench;
+const { database, ownerUrl } = bench;
 
 let ownerSql: Sql | undefined;
 let explainSql: Sql | undefined;
@@ -253,7 +253,7 @@ let captured: Captured | undefined;
 
 /** pos_app, one connection, reporting the products page query it sends (its driver reports every query). */
 function explainPool(): Sql {
-  return (explainSql ??= postgres(appUrl, {
+  return (explainSql ??= postgres(bench.appUrl, {
     max: 1,
     onnotice: () => {},
     types: {

@@ -1,4 +1,4 @@
-/** `npm run migrate` (Procfile `release`): graphile-worker's schema, then our migrations and function files, then the app role's login. */
+/** `npm run migrate` (Procfile `release`): graphile-worker's schema, then our migrations and function files, then this database's login role for APP_KEY (db/app-login.ts). */
 import { loadConfigOrExit } from '../api/config.ts';
 import { openRuntime } from '../api/runtime.ts';
 import { exitOnStartupError } from '../api/server.ts';
@@ -8,7 +8,7 @@ const config = loadConfigOrExit();
 try {
   const runtime = await openRuntime(config, { allowEmbedded: true });
   const applied = await migrate(runtime.ownerUrl, {
-    appRolePassword: config.APP_DATABASE_URL ? undefined : runtime.appRolePassword,
+    appKey: config.APP_DATABASE_URL ? undefined : runtime.appKey,
     lockTimeoutMs: config.MIGRATE_LOCK_TIMEOUT_MS,
     lockAttempts: config.MIGRATE_LOCK_ATTEMPTS,
     log: (line) => process.stdout.write(`${line}\n`),

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { runMigrations as runWorkerMigrations } from 'graphile-worker';
 import postgres from 'postgres';
 import { APP_DB_ROLE } from '../api/db.ts';
+import { ensureAppLogin } from './app-login.ts';
 
 /** This folder: `migrations/` and `functions/` below it. */
 export const SCHEMA_DIR = path.dirname(fileURLToPath(import.meta.url));
@@ -12,8 +13,11 @@ export const SCHEMA_DIR = path.dirname(fileURLToPath(import.meta.url));
 const MIGRATION_LOCK = 7_140_301;
 
 export interface MigrateOptions {
-  /** Password to give the application role; omitted when the role's login is managed elsewhere. */
-  appRolePassword?: string;
+  /**
+   * The APP_KEY whose login role (db/app-login.ts) this database's web processes use: created when
+   * missing, never changed once there. Omitted when APP_DATABASE_URL names the login.
+   */
+  appKey?: string;
   log?: (line: string) => void;
   /** The folder holding `migrations/` and `functions/` (default: this one; tests migrate an edited copy). */
   dir?: string;
@@ -101,10 +105,12 @@ async function readFunctionFiles(dir: string, migrations: Migration[]): Promise<
  * Applies graphile-worker's own schema, then, in one transaction: every `migrations/NNNN_*.sql` not
  * yet recorded in `schema_migrations`, in file-name order, and every function file of
  * `functions/order.txt` whose content differs from the one recorded in `schema_functions`, in that
- * order (a file marked `before NNNN` ahead of that migration when it is pending). An upgrade is all
- * or nothing; an advisory lock lets a release phase and a starting process run this at once safely.
- * A lock not granted within `lockTimeoutMs` rolls the whole transaction back; it is tried again
- * after a growing pause, `lockAttempts` times in all.
+ * order (a file marked `before NNNN` ahead of that migration when it is pending), then, given
+ * `appKey`, that key's login role (created when missing) and the settings of every login role of
+ * this database (db/app-login.ts). An upgrade is all or nothing; an advisory lock lets a release
+ * phase and a starting process run this at once safely. A lock not granted within `lockTimeoutMs`
+ * rolls the whole transaction back; it is tried again after a growing pause, `lockAttempts` times
+ * in all.
  */
 export async function migrate(ownerUrl: string, options: MigrateOptions = {}): Promise<MigrateResult> {
   const log = options.log ?? (() => {});
@@ -152,6 +158,10 @@ export async function migrate(ownerUrl: string, options: MigrateOptions = {}): P
         log(`migrated ${migration.version}`);
       }
       for (const entry of functionFiles) await applyFunctionFile(entry);
+      if (options.appKey !== undefined) {
+        step.name = 'the login roles';
+        await ensureAppLogin(tx, options.appKey);
+      }
     });
 
   try {
@@ -162,9 +172,6 @@ export async function migrate(ownerUrl: string, options: MigrateOptions = {}): P
       const step = { name: '' };
       try {
         await upgrade(result, step);
-        if (options.appRolePassword !== undefined) {
-          await sql.unsafe(`alter role ${APP_DB_ROLE} login password '${options.appRolePassword.replace(/'/g, "''")}'`);
-        }
         return result;
       } catch (error) {
         if ((error as { code?: string }).code !== LOCK_NOT_AVAILABLE) throw error;

@@ -50,7 +50,8 @@ export function aheadMessage(unknown: string[]): string {
  * reports through `warn` the migrations a newer release recorded and goes on.
  */
 export async function checkSchemaAtStart(ownerUrl: string, warn: (line: string) => void): Promise<void> {
-  const sql = postgres(ownerUrl, { max: 1, onnotice: () => {}, connection: { application_name: 'pos schema check' } });
+  // Two statements once per start, unprepared: DATABASE_URL may go through a pooler in transaction mode (the worker's).
+  const sql = postgres(ownerUrl, { max: 1, prepare: false, onnotice: () => {}, connection: { application_name: 'pos schema check' } });
   try {
     const [table] = await sql<{ exists: boolean }[]>`select to_regclass('schema_migrations') is not null as exists`;
     const recorded = table!.exists ? (await sql<{ version: string }[]>`select version from schema_migrations`).map((row) => row.version) : [];

@@ -8,11 +8,10 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import postgres from 'postgres';
-import { APP_DB_ROLE } from '../api/db.ts';
-import { deriveSecret } from '../api/lib/secrets.ts';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../db/embedded.ts';
 import { migrate, SCHEMA_DIR } from '../db/migrate.ts';
 import { databaseUrl, TEST_APP_KEY, TEST_ENV } from './support/env.ts';
+import { startPgbouncer } from './support/pgbouncer.ts';
 
 /** Changes with any migration, function file or dependency: a new template is built then. */
 function schemaFingerprint(): string {
@@ -30,20 +29,34 @@ function schemaFingerprint(): string {
 /** Templates kept besides the one just built: other checkouts on this server may still use them. */
 const OLD_TEMPLATES_KEPT = 2;
 
+/** The login roles migrate made for `database` (its clones share them); none before migration 0034. */
+async function loginRolesOf(serverUrl: string, database: string): Promise<string[]> {
+  const sql = postgres(databaseUrl(serverUrl, database), { max: 1, onnotice: () => {} });
+  try {
+    const [table] = await sql<{ exists: boolean }[]>`select to_regclass('app_login_roles') is not null as exists`;
+    return table!.exists ? (await sql<{ role_name: string }[]>`select role_name from app_login_roles`).map((row) => row.role_name) : [];
+  } finally {
+    await sql.end();
+  }
+}
+
 /**
  * A new template for every change of the schema's sources: the older ones would pile up on a server
- * that outlives the runs (10 MB each). All but the newest few are dropped (newest: highest OID);
- * one in use by another run's clone is left for a later run.
+ * that outlives the runs (10 MB each). All but the newest few are dropped (newest: highest OID), with
+ * their login roles, which are the server's and would pile up too; one in use by another run's clone
+ * is left for a later run.
  */
-async function dropOldTemplates(admin: postgres.Sql, current: string): Promise<void> {
+async function dropOldTemplates(admin: postgres.Sql, serverUrl: string, current: string): Promise<void> {
   const old = await admin<{ datname: string }[]>`
     select datname from pg_database
      where datname like 'pos\_test\_template\_%' and datname not like '%\_building' and datname <> ${current}
      order by oid desc offset ${OLD_TEMPLATES_KEPT}`;
   for (const { datname } of old) {
     try {
-      await admin.unsafe(`alter database "${datname}" with is_template false`);
+      await admin.unsafe(`alter database "${datname}" with is_template false allow_connections true`);
+      const roles = await loginRolesOf(serverUrl, datname);
       await admin.unsafe(`drop database "${datname}"`);
+      for (const role of roles) await admin.unsafe(`drop role if exists "${role}"`);
     } catch {
       // In use: a later run drops it.
     }
@@ -61,12 +74,12 @@ async function ensureTemplate(serverUrl: string): Promise<string> {
       const building = `${template}_building`;
       await admin.unsafe(`drop database if exists "${building}" with (force)`);
       await admin.unsafe(`create database "${building}"`);
-      await migrate(databaseUrl(serverUrl, building), { appRolePassword: deriveSecret(TEST_APP_KEY, `database role ${APP_DB_ROLE}`).toString('hex') });
+      await migrate(databaseUrl(serverUrl, building), { appKey: TEST_APP_KEY });
       await admin.unsafe(`drop database if exists "${template}" with (force)`);
       await admin.unsafe(`alter database "${building}" rename to "${template}"`);
       await admin.unsafe(`alter database "${template}" with is_template true allow_connections false`);
     }
-    await dropOldTemplates(admin, template);
+    await dropOldTemplates(admin, serverUrl, template);
     return template;
   } finally {
     await admin.end();
@@ -84,6 +97,10 @@ if (!serverUrl) {
 }
 
 const template = await ensureTemplate(serverUrl);
+// `TEST_PGBOUNCER=1`: every file's application pool goes through one PgBouncer in transaction mode,
+// prepared statements off, as operators run it (tests/support/pgbouncer.ts; .ci/run runs a part so).
+const pgbouncer = process.env.TEST_PGBOUNCER === '1' ? await startPgbouncer({ serverUrl }) : undefined;
+if (pgbouncer) process.stdout.write(`tests: the application's connections through PgBouncer on port ${pgbouncer.port}\n`);
 // `npm test -- tests/auth` runs one folder: tap itself wants files, so folders are expanded here.
 const testFiles = (folder: string) =>
   readdirSync(folder, { recursive: true }).map(String).filter((f) => f.endsWith('.test.ts')).map((f) => path.join(folder, f)).sort();
@@ -115,6 +132,7 @@ async function runTap(files: string[], jobs: number): Promise<{ code: number; pa
       [TEST_ENV.templateDb]: template,
       NODE_ENV: 'test',
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
+      ...(pgbouncer ? { [TEST_ENV.pgbouncerPort]: String(pgbouncer.port), DB_PREPARED_STATEMENTS: 'false' } : {}),
     },
   });
   let tail = '';
@@ -153,5 +171,6 @@ for (const phase of phases.filter((p) => p.files.length)) {
 }
 // Restated as one plain closing line CI can read.
 process.stdout.write(`\n${totals.pass} passed, ${totals.fail} failed${totals.skipped ? `, ${totals.skipped} skipped` : ''}\n`);
+await pgbouncer?.stop();
 await embedded?.stop();
 process.exit(code);

@@ -14,6 +14,8 @@ export interface LivenessTiming {
 export interface Liveness {
   /** Beats once now (also frees the jobs of workers gone); answers the ids whose jobs were freed. */
   beat(): Promise<string[]>;
+  /** When the last beat was recorded (Date.now()), null before the first: the metric `worker_last_heartbeat_timestamp_seconds`. */
+  lastBeatAt(): number | null;
   /** Stops beating and forgets this process's pools (a stopped pool holds no job). */
   stop(): Promise<void>;
 }
@@ -38,11 +40,13 @@ export function keepWorkersAlive(
   const mine = new Set<string>();
   let beating: Promise<string[]> | undefined;
   let following: Promise<string[]> | undefined;
+  let lastBeatAt: number | null = null;
   const beat = async () => {
     const { rows } = await pool.query<{ gone: string[] }>('select worker_heartbeat($1::text[], $2::interval) as gone', [
       [...live],
       `${timing.staleAfterMs} milliseconds`,
     ]);
+    lastBeatAt = Date.now();
     const gone = rows[0]!.gone;
     if (gone.length) log.warn({ workers: gone }, 'jobs of workers gone freed');
     return gone;
@@ -72,6 +76,7 @@ export function keepWorkersAlive(
   timer.unref();
   return {
     beat: beatLogged,
+    lastBeatAt: () => lastBeatAt,
     async stop() {
       clearInterval(timer);
       await (following ?? beating)?.catch(() => {});

@@ -105,25 +105,40 @@ export function createMailer(options: MailerOptions): Mailer {
  * The record is written once the server has accepted the message, so the only second copy possible is
  * one whose SMTP exchange was cut after the server accepted and before the answer came back. Two runs
  * of one job at once (its lock freed while the first still ran) queue on an advisory lock of the key.
+ *
+ * The lock is a transaction's (`pg_advisory_xact_lock`), held by a transaction open for the exchange,
+ * that records the message and ends with it: a session's lock would stay on a server connection that a
+ * pooler in transaction mode (PgBouncer) hands to someone else once the statement is done, and its
+ * unlock would reach another session. The transaction takes no row lock and no transaction id until
+ * its record, so it holds back neither the sync cursors nor vacuum while the mail server answers.
+ * Should its connection be lost meanwhile (a server's or the pooler's idle-in-transaction timeout),
+ * the record of a message the server accepted is still written, on another connection.
  */
 export function sendOnce(mailer: Mailer, pool: pg.Pool): Mailer {
+  const record = (client: pg.Pool | pg.PoolClient, key: string) =>
+    client.query('insert into sent_messages (message_id) values ($1) on conflict do nothing', [key]);
   return {
     async send(mail) {
       const client = await pool.connect();
-      let broken: Error | undefined;
+      let accepted = false;
+      let lost: Error | undefined;
       try {
-        await client.query('select pg_advisory_lock(hashtextextended($1, 0))', [mail.key]);
+        await client.query('begin');
+        await client.query('select pg_advisory_xact_lock(hashtextextended($1, 0))', [mail.key]);
         const { rowCount } = await client.query('select 1 from sent_messages where message_id = $1', [mail.key]);
-        if (rowCount) return;
-        await mailer.send(mail);
-        await client.query('insert into sent_messages (message_id) values ($1) on conflict do nothing', [mail.key]);
+        if (!rowCount) {
+          await mailer.send(mail);
+          accepted = true;
+          await record(client, mail.key);
+        }
+        await client.query('commit');
       } catch (error) {
-        broken = error as Error;
-        throw error;
+        await client.query('rollback').catch((failed: Error) => (lost = failed));
+        if (!accepted) throw error;
+        await record(pool, mail.key);
       } finally {
-        await client.query('select pg_advisory_unlock(hashtextextended($1, 0))', [mail.key]).catch((error: Error) => (broken ??= error));
-        // A connection that failed may hold the lock: it is closed rather than reused.
-        client.release(broken);
+        // A connection that could not even roll back is closed rather than reused.
+        client.release(lost);
       }
     },
   };

@@ -4,6 +4,7 @@ import { loadConfigOrExit } from '../api/config.ts';
 import { createLogger } from '../api/logger.ts';
 import { openRuntime } from '../api/runtime.ts';
 import { exitOnStartupError, guardProcess, onShutdown } from '../api/server.ts';
+import { serveWorkerMetrics } from './metrics.ts';
 import { startWorker } from './worker.ts';
 
 const config = loadConfigOrExit();
@@ -14,7 +15,12 @@ try {
   const runtime = await openRuntime(config, { allowEmbedded: false });
   await checkSchemaAtStart(runtime.ownerUrl, (line) => log.warn(line));
   const worker = await startWorker(runtime, log);
-  onShutdown(log, [['worker', () => worker.stop()]]);
+  const metrics = await serveWorkerMetrics(worker, runtime, log);
+  onShutdown(log, [
+    ['worker', () => worker.stop()],
+    // Served while the jobs drain, closed once they have.
+    ['metrics', async () => void (await metrics?.close())],
+  ]);
   log.info('worker running');
 } catch (error) {
   exitOnStartupError(error);

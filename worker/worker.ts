@@ -5,7 +5,9 @@ import type { Logger } from 'pino';
 import type { Runtime } from '../api/runtime.ts';
 import type { WorkerContext } from './context.ts';
 import { keepWorkersAlive, type Liveness, type LivenessTiming } from './liveness.ts';
+import { runnerPools } from './listener.ts';
 import { createMailer, sendOnce, type Mailer } from './mailer.ts';
+import { jobLogger, requestIdOf, withRequestIds } from './request-ids.ts';
 import { alertsDailyDigest } from './tasks/alerts__daily_digest.ts';
 import { alertsSendDigest } from './tasks/alerts__send_digest.ts';
 import { authPruneExpired } from './tasks/auth__prune_expired.ts';
@@ -58,9 +60,12 @@ export const MAIL_TASKS: ReadonlySet<string> = new Set([
   'billing__send_reminder',
 ]);
 
-/** Each runner's tasks: `mail` those of MAIL_TASKS, `main` every other one. */
+/**
+ * Each runner's tasks: `mail` those of MAIL_TASKS, `main` every other one; what a task logs carries the
+ * `req_id` of the request that queued its job (request-ids.ts).
+ */
 export function runnerTasks(ctx: WorkerContext): { main: TaskList; mail: TaskList } {
-  const tasks = Object.entries(taskList(ctx));
+  const tasks = Object.entries(withRequestIds(taskList({ ...ctx, log: jobLogger(ctx.log) })));
   return {
     main: Object.fromEntries(tasks.filter(([name]) => !MAIL_TASKS.has(name))),
     mail: Object.fromEntries(tasks.filter(([name]) => MAIL_TASKS.has(name))),
@@ -82,12 +87,15 @@ export const CRONTAB = [
 ].join('\n');
 
 function workerLogger(log: Logger): WorkerLogger {
+  // Inside a task (helpers.logger), the lines carry its request's id as the task's own do.
+  const lines = jobLogger(log);
   return new WorkerLogger((scope) => (level, message, meta) => {
     const method = level === 'error' ? 'error' : level === 'warning' ? 'warn' : level === 'debug' ? 'debug' : 'info';
-    // A job's payload may carry personal data or sealed secrets: log which job, never what it carries.
-    const { job, ...rest } = (meta ?? {}) as { job?: { id: string; task_identifier: string; attempts: number } };
+    // A job's payload may carry personal data or sealed secrets: log which job, never what it carries
+    // (but the id of the request that queued it).
+    const { job, ...rest } = (meta ?? {}) as { job?: { id: string; task_identifier: string; attempts: number; payload: unknown } };
     const jobRef = job ? { id: job.id, task: job.task_identifier, attempts: job.attempts } : undefined;
-    log[method]({ scope, ...rest, job: jobRef }, message);
+    lines[method]({ scope, ...rest, job: jobRef, req_id: requestIdOf(job?.payload) }, message);
   });
 }
 
@@ -95,6 +103,8 @@ export interface Worker {
   /** `main`: every task but mail, and the crontab; `mail`: the tasks that send e-mail (MAIL_TASKS). */
   runners: { main: Runner; mail: Runner };
   liveness: Liveness;
+  /** Both runners' events (graphile-worker's WorkerEvents): the worker's metrics count jobs from them (metrics.ts). */
+  events: WorkerEvents;
   /**
    * Stops within `timeoutMs` (SHUTDOWN_TIMEOUT_MS): takes no new job, lets the running ones finish
    * until a little before the end, then hands back those still running (their mail cut, their locks
@@ -141,26 +151,27 @@ export async function startWorker(runtime: Runtime, log: Logger, mailer?: Mailer
   const { config, appKey, ownerUrl } = runtime;
   // An idle client whose connection drops must not crash the process: log it, the pool replaces it.
   const logDrop = (error: Error & { code?: string }) => log.error({ error: error.message, code: error.code }, 'worker database connection lost');
-  const openPool = (slots: number, name: string) => {
-    // One connection per running job, one for LISTEN, one to fetch and complete jobs meanwhile.
-    const pool = new pg.Pool({ connectionString: ownerUrl, max: slots + 2, application_name: name });
+  // One emitter for both runners: liveness beats for every pool, stop() reaches the pools still running,
+  // and each runner's LISTEN goes straight to PostgreSQL, past any pooler (listener.ts).
+  const events: WorkerEvents = new EventEmitter();
+  const pools = runnerPools(events, config.WORKER_LISTEN_DATABASE_URL ?? ownerUrl, log, (pool) => {
     pool.on('error', logDrop);
     pool.on('connect', (client) => client.on('error', logDrop));
-    return pool;
-  };
+  });
+  // One connection per running job and one to fetch and complete jobs meanwhile; LISTEN has its own.
+  const openPool = (slots: number, name: string) => pools.open({ connectionString: ownerUrl, max: slots + 1, application_name: name });
   const mainPool = openPool(config.WORKER_CONCURRENCY, 'pos-worker');
   const mailPool = openPool(config.MAIL_CONCURRENCY, 'pos-worker-mail');
   // Aborted at the shutdown's deadline: SMTP exchanges still waiting are cut, their jobs fail and go back.
   const cutMail = new AbortController();
   const smtp = mailer ?? createMailer({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM, dataDir: config.DATA_DIR, timeoutMs: config.SMTP_TIMEOUT_MS, signal: cutMail.signal });
   const tasks = runnerTasks({ config, appKey, ownerUrl, log, mailer: sendOnce(smtp, mailPool) });
-  // One emitter for both runners: liveness beats for every pool, and stop() reaches the pools still running.
-  const events: WorkerEvents = new EventEmitter();
   const liveness = keepWorkersAlive(mainPool, events, log, timing);
   const workerPools = new Set<WorkerPool>();
   events.on('pool:create', ({ workerPool }) => workerPools.add(workerPool));
   events.on('pool:release', ({ workerPool }) => workerPools.delete(workerPool));
-  const common = { noHandleSignals: true, pollInterval: 1000, logger: workerLogger(log), events };
+  // No named statements behind a pooler in transaction mode (DB_PREPARED_STATEMENTS=false).
+  const common = { noHandleSignals: true, pollInterval: 1000, logger: workerLogger(log), events, noPreparedStatements: !config.DB_PREPARED_STATEMENTS };
   const main = await run({ ...common, pgPool: mainPool, concurrency: config.WORKER_CONCURRENCY, taskList: tasks.main, crontab: CRONTAB });
   // No crontab here; an empty list, or graphile-worker would look for a `crontab` file.
   const mail = await run({ ...common, pgPool: mailPool, concurrency: config.MAIL_CONCURRENCY, taskList: tasks.mail, parsedCronItems: [] });
@@ -187,7 +198,7 @@ export async function startWorker(runtime: Runtime, log: Logger, mailer?: Mailer
       }
     }
     await settlesBy(liveness.stop(), giveUpAt);
-    if (!(await settlesBy(Promise.all([endWhenIdle(mainPool), endWhenIdle(mailPool)]), giveUpAt))) {
+    if (!(await settlesBy(Promise.all([mainPool, mailPool, ...pools.listeners()].map(endWhenIdle)), giveUpAt))) {
       log.warn('worker pools still in use at the shutdown deadline: closed when their last jobs end');
     }
   };
@@ -195,6 +206,7 @@ export async function startWorker(runtime: Runtime, log: Logger, mailer?: Mailer
   return {
     runners: { main, mail },
     liveness,
+    events,
     stop: (timeoutMs = config.SHUTDOWN_TIMEOUT_MS) => (stopping ??= stopWithin(timeoutMs)),
   };
 }

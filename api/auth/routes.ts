@@ -5,7 +5,7 @@ import { enqueueJob } from '../lib/jobs.ts';
 import { dummyHash, hashPassword, verifyPassword } from '../lib/password.ts';
 import { randomToken, seal, sha256 } from '../lib/secrets.ts';
 import { authenticate } from '../middleware/auth.ts';
-import { emailBucket, hit, LIMITS, limitPublicByAddress, refund } from '../middleware/rate-limit.ts';
+import { emailBucket, limitPublicByAddress, refund, withinLimit } from '../middleware/rate-limit.ts';
 import { enterTenant, inTenant } from '../middleware/tenancy.ts';
 import { newRouter } from '../router.ts';
 import { bearer, jsonBody, jsonResponse, one, pickErrors, refusals } from '../schemas.ts';
@@ -110,7 +110,7 @@ export const authRoutes = newRouter()
   .openapi(register, async (c) => {
     const body = c.req.valid('json');
     const { sql, appKey, config } = c.var.deps;
-    if (!(await hit(sql, emailBucket('register', body.owner_email), LIMITS.registrationsPerEmail))) throw errors.rateLimited();
+    await withinLimit(c, 'registrationsPerEmail', emailBucket('register', body.owner_email));
     const passwordHash = await hashPassword(body.password, config.BCRYPT_ROUNDS);
     const shopId = randomUUID();
     const session = await sql.begin(async (tx) => {
@@ -141,7 +141,7 @@ export const authRoutes = newRouter()
     // Each attempt is counted before the password is checked, in one atomic step, so a burst of
     // simultaneous guesses cannot slip past the limit; an attempt that succeeds is given back.
     const failures = emailBucket('login-failures', email);
-    if (!(await hit(sql, failures, LIMITS.failedLoginsPerEmail))) throw errors.rateLimited();
+    await withinLimit(c, 'failedLoginsPerEmail', failures);
     const account = await findLogin(sql, email);
     const matches = await verifyPassword(password, account?.password_hash ?? dummyHash(config.BCRYPT_ROUNDS));
     if (!account || !matches) throw errors.invalidCredentials();
@@ -155,9 +155,11 @@ export const authRoutes = newRouter()
   .openapi(forgotPassword, async (c) => {
     const { email } = c.req.valid('json');
     const { sql, appKey } = c.var.deps;
-    if (!(await hit(sql, emailBucket('forgot-password', email), LIMITS.forgotPasswordPerEmail))) throw errors.rateLimited();
+    await withinLimit(c, 'forgotPasswordPerEmail', emailBucket('forgot-password', email));
     const token = randomToken(32);
     await sql.begin(async (tx) => {
+      // No shop and no user: the request's id only, for the e-mail's job.
+      await enterTenant(tx, { shopId: null, userId: null, requestId: c.var.requestId });
       const target = await requestPasswordReset(tx, email, sha256(token));
       if (target) {
         await enqueueJob(tx, 'user__forgot_password', {

@@ -25,8 +25,8 @@ if (!args.success) exitOnStartupError(new Error(args.error.issues[0]!.message));
 
 try {
   const runtime = await openRuntime(config, { allowEmbedded: true });
-  await migrate(runtime.ownerUrl, { appRolePassword: config.APP_DATABASE_URL ? undefined : runtime.appRolePassword });
-  const sql = createSql(runtime.appUrl, { max: 1 });
+  await migrate(runtime.ownerUrl, { appKey: config.APP_DATABASE_URL ? undefined : runtime.appKey });
+  const sql = createSql(await runtime.appUrl(), { max: 1, preparedStatements: config.DB_PREPARED_STATEMENTS });
   const id = randomUUID();
   const passwordHash = await hashPassword(args.data.password, config.BCRYPT_ROUNDS);
   try {

@@ -13,13 +13,46 @@ const DEVICE = /^Device\s+(\S+)$/i;
 
 type Claims = NonNullable<Awaited<ReturnType<typeof verifyAccessToken>>>;
 
+/** Each request's bearer claims, verified once: the admission's share key (shareKey) and authentication read the same. */
+const VERIFIED = new WeakMap<Request, Promise<Claims | null>>();
+
+function verifiedClaims(c: Context<AppEnv>): Promise<Claims | null> {
+  let claims = VERIFIED.get(c.req.raw);
+  if (!claims) {
+    const match = BEARER.exec(c.req.header('authorization') ?? '');
+    claims = match ? verifyAccessToken(c.var.deps.appKey, match[1]!).catch(() => null) : Promise.resolve(null);
+    VERIFIED.set(c.req.raw, claims);
+  }
+  return claims;
+}
+
 /** The bearer token's claims, or 401. */
 async function bearerClaims(c: Context<AppEnv>): Promise<Claims> {
-  const match = BEARER.exec(c.req.header('authorization') ?? '');
-  if (!match) throw errors.unauthenticated();
-  const claims = await verifyAccessToken(c.var.deps.appKey, match[1]!);
+  const claims = await verifiedClaims(c);
   if (!claims) throw errors.unauthenticated();
   return claims;
+}
+
+/** The shop of each device token seen lately (by the token's hash), so that a device's requests count against its shop's share. */
+const deviceShops = new Map<string, string>();
+const DEVICE_SHOPS = 10_000;
+
+/**
+ * Whose share of the database connections a request counts against (api/middleware/admission.ts),
+ * read before it is admitted and without the database: the shop its verified bearer token names (a
+ * partner or an administrator: the user), the shop of a device token seen before (else the device),
+ * nothing without credentials. A forged token names nobody: it cannot use up another shop's share.
+ */
+export async function shareKey(c: Context<AppEnv>): Promise<string | undefined> {
+  const device = DEVICE.exec(c.req.header('authorization') ?? '');
+  if (device) {
+    const hash = sha256(device[1]!);
+    const shopId = deviceShops.get(hash);
+    return shopId ? `shop:${shopId}` : `device:${hash}`;
+  }
+  const claims = await verifiedClaims(c);
+  if (!claims) return undefined;
+  return claims.shopId ? `shop:${claims.shopId}` : `user:${claims.userId}`;
 }
 
 type CallerRow = { kind: UserKind; shop_id: string | null; role: Role | null; locale: 'fr' | 'en'; trial_ends_at: Date | null; subscription_ends_at: Date | null };
@@ -86,7 +119,7 @@ const SPECULATIVE = new Set(['GET', 'HEAD']);
  */
 export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
   const claims = await bearerClaims(c);
-  c.set('transactionScope', { shopId: claims.shopId, userId: claims.userId });
+  c.set('transactionScope', { shopId: claims.shopId, userId: claims.userId, requestId: c.var.requestId });
   const cached = SPECULATIVE.has(c.req.method) && !RECHECKS.has(c.req.raw) ? recentCallers.get(claims.sessionId) : undefined;
   if (!cached) {
     const caller = await findCaller(c.var.deps.sql, claims);
@@ -132,9 +165,14 @@ async function checkCaller(tx: Tx, check: CallerCheck): Promise<void> {
 async function deviceOfRequest(c: Context<AppEnv>): Promise<{ id: string; shopId: string }> {
   const match = DEVICE.exec(c.req.header('authorization') ?? '');
   if (!match) throw errors.deviceUnauthenticated();
+  const hash = sha256(match[1]!);
   const [device] = await c.var.deps.sql<{ device_id: string; shop_id: string }[]>`
-    select device_id, shop_id from device_authenticate(${sha256(match[1]!)})`;
+    select device_id, shop_id from device_authenticate(${hash})`;
   if (!device) throw errors.deviceUnauthenticated();
+  if (!deviceShops.has(hash)) {
+    if (deviceShops.size >= DEVICE_SHOPS) deviceShops.delete(deviceShops.keys().next().value!);
+    deviceShops.set(hash, device.shop_id);
+  }
   return { id: device.device_id, shopId: device.shop_id };
 }
 
@@ -148,7 +186,7 @@ async function deviceOfRequest(c: Context<AppEnv>): Promise<{ id: string; shopId
 export const authenticateDevice: MiddlewareHandler<AppEnv> = async (c, next) => {
   const device = await deviceOfRequest(c);
   c.set('device', device);
-  c.set('transactionScope', { shopId: device.shopId, userId: null });
+  c.set('transactionScope', { shopId: device.shopId, userId: null, requestId: c.var.requestId });
   await next();
 };
 

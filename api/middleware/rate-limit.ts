@@ -15,11 +15,19 @@ export const LIMITS = {
 } as const;
 
 export type Limit = { max: number; window: string };
+export type LimitName = keyof typeof LIMITS;
 
 /** Counts a hit; false once the bucket is over its limit. Counted in PostgreSQL, so it holds across web processes. */
 export async function hit(sql: Sql, bucket: string, limit: Limit): Promise<boolean> {
   const [row] = await sql<{ allowed: boolean }[]>`select rate_limit_hit(${bucket}, ${limit.max}, ${limit.window}::interval) as allowed`;
   return row!.allowed;
+}
+
+/** Counts a hit in `bucket` under the limit `name`: 429 `rate_limited` once over it, counted in the metrics by that name. */
+export async function withinLimit(c: Context<AppEnv>, name: LimitName, bucket: string): Promise<void> {
+  if (await hit(c.var.deps.sql, bucket, LIMITS[name])) return;
+  c.var.metrics.rateLimited(name);
+  throw errors.rateLimited();
 }
 
 /** Gives back a hit counted up front for an attempt that did not fail. */
@@ -42,19 +50,19 @@ export function clientAddress(c: Context<AppEnv>): string {
   return fromPlatform(c) ?? 'unknown';
 }
 
-/** Counts every request in the bucket `<kind>:<client address>`, whatever its outcome: 429 once over `limit`. */
-export function limitByAddress(kind: string, limit: Limit): MiddlewareHandler<AppEnv> {
+/** Counts every request in the bucket `<kind>:<client address>`, whatever its outcome: 429 once over the limit `name`. */
+export function limitByAddress(kind: string, name: LimitName): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    if (!(await hit(c.var.deps.sql, `${kind}:${clientAddress(c)}`, limit))) throw errors.rateLimited();
+    await withinLimit(c, name, `${kind}:${clientAddress(c)}`);
     await next();
   };
 }
 
 /** Public operations: 300 requests per address in 15 minutes, whatever the outcome. */
-export const limitPublicByAddress = limitByAddress('address', LIMITS.publicPerAddress);
+export const limitPublicByAddress = limitByAddress('address', 'publicPerAddress');
 
 /** A mobile-money provider's callbacks: each only brings a poll forward, so past the limit the poll asks anyway, later. */
-export const limitCallbacksByAddress = limitByAddress('callback', LIMITS.callbacksPerAddress);
+export const limitCallbacksByAddress = limitByAddress('callback', 'callbacksPerAddress');
 
 /** Per e-mail buckets are keyed on the lower-cased address. */
 export function emailBucket(kind: string, email: string): string {

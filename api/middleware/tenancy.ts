@@ -3,16 +3,21 @@ import type { Sql, Tx } from '../db.ts';
 export interface TenantScope {
   shopId: string | null;
   userId: string | null;
+  /** The request the transaction serves: the jobs it queues carry it (`enqueue_job`), and the worker logs it with them. */
+  requestId?: string;
 }
 
 /**
- * One transaction with the shop and user set for row-level security. `set_config(..., true)` is
- * local to the transaction, so nothing leaks to the next borrower of the connection.
+ * One transaction with the shop and user set for row-level security, and the request's id for the
+ * jobs it queues. `set_config(..., true)` is local to the transaction, so nothing leaks to the next
+ * borrower of the connection.
  *
  * Pipelined on a reserved connection: BEGIN, the scope and the body's first statement leave in one
  * write and cost one round trip (sql.begin waits for BEGIN's answer first: a round trip more on every
- * request). Any failure rolls back before the connection goes back to the pool; a connection that
- * died is closed by the driver, never reused. `readOnly` (GET and HEAD requests): BEGIN READ ONLY, and
+ * request; behind PgBouncer, DB_PREPARED_STATEMENTS=false, each waits for the previous answer instead:
+ * see createSql). A pooler in transaction mode keeps one server connection from BEGIN to the end, and
+ * the scope is local to the transaction. Any failure rolls back before the connection goes back to
+ * the pool; a connection that died is closed by the driver, never reused. `readOnly` (GET and HEAD requests): BEGIN READ ONLY, and
  * the answer does not wait for the commit. `check`: a statement sent after the scope and before the
  * body's (the session of a cached caller, authenticate), its outcome the caller's to read.
  */
@@ -26,7 +31,9 @@ export async function inTenant<T>(
   let handedBack = false;
   try {
     const begun = (options.readOnly ? connection`begin read only` : connection`begin`).execute();
-    const scoped = connection`select set_config('app.shop_id', ${scope.shopId ?? ''}, true), set_config('app.user_id', ${scope.userId ?? ''}, true)`.execute();
+    const scoped = connection`
+      select set_config('app.shop_id', ${scope.shopId ?? ''}, true), set_config('app.user_id', ${scope.userId ?? ''}, true),
+             set_config('app.request_id', ${scope.requestId ?? ''}, true)`.execute();
     // `check` (a cached caller's session, authenticate) goes out before the body's first statement.
     const tx = connection as unknown as Tx;
     const checked = options.check ? settled(() => options.check!(tx)) : Promise.resolve();
@@ -72,5 +79,7 @@ function settled<T>(run: () => Promise<T>): Promise<T> {
 
 /** Sets the scope inside a transaction already open (register creates the shop it then works in). */
 export async function enterTenant(tx: Tx, scope: TenantScope): Promise<void> {
-  await tx`select set_config('app.shop_id', ${scope.shopId ?? ''}, true), set_config('app.user_id', ${scope.userId ?? ''}, true)`;
+  await tx`
+    select set_config('app.shop_id', ${scope.shopId ?? ''}, true), set_config('app.user_id', ${scope.userId ?? ''}, true),
+           set_config('app.request_id', ${scope.requestId ?? ''}, true)`;
 }

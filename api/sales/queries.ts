@@ -51,7 +51,7 @@ export async function recordSaleAlone(
   const connection = await sql.reserve();
   try {
     const submitted = connection<{ result: { id: string; replayed: boolean } }[]>`
-      select sale_submit(${scope.shopId}, ${scope.userId}, ${connection.json(salePayload(sale))}) as result`.execute();
+      select sale_submit(${scope.shopId}, ${scope.userId}, ${connection.json(salePayload(sale))}, ${scope.requestId ?? null}) as result`.execute();
     const read = connection<{ sale: SaleRecord | null }[]>`select sale_read(${scope.shopId}, ${scope.userId}, ${sale.id}) as sale`;
     // Both settle before the connection goes back: a query still on its way (the read waits for the
     // sale's answer, or for its own description on a connection new to it) must never meet the next

@@ -30,6 +30,8 @@ export interface Pusher {
   role: Role | null;
   /** The language of refused records' messages: the caller's (api/lib/locale.ts). */
   locale: Locale;
+  /** The push's request: the jobs its records queue carry it. */
+  requestId: string;
 }
 
 /** An offline record's time: the till's clock may run 5 minutes fast; a record older than 90 days is refused. */
@@ -180,7 +182,7 @@ export async function applyRecord(sql: Sql, pusher: Pusher, entity: PushEntity, 
   const rawId = typeof raw === 'object' && raw !== null ? (raw as { id?: unknown }).id : undefined;
   const id = typeof rawId === 'string' ? rawId : null;
   try {
-    const outcome = await inTenant(sql, { shopId: pusher.shopId, userId: pusher.userId }, (tx) => APPLY[entity](tx, pusher, raw));
+    const outcome = await inTenant(sql, { shopId: pusher.shopId, userId: pusher.userId, requestId: pusher.requestId }, (tx) => APPLY[entity](tx, pusher, raw));
     return { entity, id, ...outcome };
   } catch (error) {
     if (error instanceof Stale) {

@@ -129,13 +129,24 @@ async function push(c: Context<AppEnv>, body: z.infer<typeof PushBody>, pusher: 
   if ((body.sales?.length ?? 0) > PUSH_MAX_SALES || total > PUSH_MAX_RECORDS) throw errors.payloadTooLarge();
   const results: PushResult[] = [];
   for (const entity of PUSH_ORDER) {
-    for (const record of body[entity] ?? []) results.push(await applyRecord(c.var.deps.sql, pusher, entity, record, c.var.log));
+    for (const record of body[entity] ?? []) {
+      // Answered 503 at its deadline already (api/middleware/deadline.ts): what is applied stays, the rest waits for the till's next push.
+      if (c.var.pastDeadline?.()) throw errors.serviceUnavailable();
+      results.push(await applyRecord(c.var.deps.sql, pusher, entity, record, c.var.log));
+    }
   }
   return { data: { results } };
 }
 
-const tillOf = (c: Context<AppEnv>): Pusher => ({ shopId: c.var.device!.shopId, deviceId: c.var.device!.id, userId: null, role: null, locale: callerLocale(c) });
-const userOf = (c: Context<AppEnv>): Pusher => ({ shopId: c.var.caller.shopId!, deviceId: null, userId: c.var.caller.userId, role: c.var.caller.role, locale: callerLocale(c) });
+const tillOf = (c: Context<AppEnv>): Pusher => ({ shopId: c.var.device!.shopId, deviceId: c.var.device!.id, userId: null, role: null, locale: callerLocale(c), requestId: c.var.requestId });
+const userOf = (c: Context<AppEnv>): Pusher => ({
+  shopId: c.var.caller.shopId!,
+  deviceId: null,
+  userId: c.var.caller.userId,
+  role: c.var.caller.role,
+  locale: callerLocale(c),
+  requestId: c.var.requestId,
+});
 
 export const syncRoutes = newRouter()
   .openapi(device.pull, async (c) => c.json(await pull(c, c.req.valid('query')), 200))

@@ -29,7 +29,7 @@ async function failLogins(t: Test, service: Pick<Service, 'request'>, email: str
 
 /** A second web process: its own pool and HTTP server on the same database as `api`. */
 async function secondWebProcess(t: Test): Promise<Pick<Service, 'request'>> {
-  const sql = createSql(api.runtime.appUrl, { max: 2 });
+  const sql = createSql(api.appUrl, { max: 2 });
   const app = createApp({ config: api.config, sql, appKey: api.runtime.appKey, log: createLogger('silent'), clientAddress: nodeClientAddress });
   const server = await serveNode(app, 0, { hostname: '127.0.0.1' });
   t.teardown(async () => {

@@ -132,7 +132,7 @@ t.test('the patched driver settles every query with its own answer when its back
   // in-flight queries and error for the next socket (queries pending for ever, or failing with the
   // old error), a row counter left raised put the next query's first row at index 1 (an empty first
   // row: a valid session read as none, a 401), and a promise nobody awaited was rejected.
-  const pool = createSql(api.runtime.appUrl, { max: 6, applicationName: 'pos-chaos-driver' });
+  const pool = createSql(api.appUrl, { max: 6, applicationName: 'pos-chaos-driver' });
   t.teardown(() => pool.end({ timeout: 1 }));
   const unhandled: unknown[] = [];
   const onUnhandled = (reason: unknown) => unhandled.push(reason);

@@ -67,7 +67,7 @@ t.test('twelve bodies trickled a byte every 2 seconds hold no database connectio
   latencies.sort((a, b) => a - b);
   const p99 = latencies[Math.ceil(latencies.length * 0.99) - 1]!;
   const [held] = await api.ownerSql<{ n: number }[]>`
-    select count(*)::int as n from pg_stat_activity where datname = current_database() and usename = 'pos_app' and state = 'idle in transaction'`;
+    select count(*)::int as n from pg_stat_activity where datname = current_database() and usename = ${api.appRole} and state = 'idle in transaction'`;
   t.equal(held!.n, 0, 'no app connection sits idle in a transaction while the bodies trickle');
   t.ok(p99 < 200, `another shop's sale p99 under 200 ms (${p99.toFixed(1)} ms, median ${latencies[50]!.toFixed(1)} ms)`);
   t.comment(`slow bodies: 12 open, ${latencies.length} other sales, p99 ${p99.toFixed(1)} ms`);
@@ -97,7 +97,7 @@ t.test('with every connection busy, a request waits at most DB_ACQUIRE_TIMEOUT_M
   const blocked = [sell(base, owner.token, product.id), sell(base, owner.token, product.id)];
   await waitFor(async () => {
     const [row] = await api.ownerSql<{ n: number }[]>`
-      select count(*)::int as n from pg_stat_activity where datname = current_database() and usename = 'pos_app' and wait_event_type = 'Lock'`;
+      select count(*)::int as n from pg_stat_activity where datname = current_database() and usename = ${api.appRole} and wait_event_type = 'Lock'`;
     return row!.n === 2;
   }, 'two sales waiting on the lock');
 
@@ -122,7 +122,7 @@ t.test('the app role\'s sessions have a statement timeout and an idle-in-transac
 
 t.test('a transaction left idle past the timeout is ended by the server, and the pool replaces its connection', async (t) => {
   // A pool of one connection: the next query can only succeed on a new one.
-  const pool = createSql(api.runtime.appUrl, { max: 1 });
+  const pool = createSql(api.appUrl, { max: 1 });
   t.teardown(() => pool.end({ timeout: 1 }));
   const connection = await pool.reserve();
   try {

@@ -256,8 +256,9 @@ const under = (prefix: string) => (op: Operation) => op.path.startsWith(`/api/v1
 const deviceSync = operations.filter(under('/device/sync'));
 const partnerOperations = operations.filter(under('/partner'));
 const adminOperations = operations.filter(under('/admin'));
+// Under /api/v1: GET /metrics is the operators' (its own token), not a shop's.
 const shopOperations = operations.filter(
-  (op) => !isPublic(op) && !ANY_ACCOUNT.includes(op.name) && ![deviceSync, partnerOperations, adminOperations].some((group) => group.includes(op)),
+  (op) => op.path.startsWith('/api/v1/') && !isPublic(op) && !ANY_ACCOUNT.includes(op.name) && ![deviceSync, partnerOperations, adminOperations].some((group) => group.includes(op)),
 );
 
 /** The operation with every path parameter filled in: a random UUID, or a plausible value of its kind. */

@@ -57,6 +57,17 @@ t.test('a process started with a bad value stops at once with that line and exit
   t.match(result.stderr.trim(), /^Invalid configuration: PORT [^\n]+$/);
 });
 
+t.test('the worker\'s metrics port needs the metrics token, and the token is long enough to guess at', async (t) => {
+  t.throws(() => loadConfig({ WORKER_METRICS_PORT: '9464' }), {
+    constructor: ConfigError,
+    message: 'Invalid configuration: METRICS_TOKEN is required when WORKER_METRICS_PORT is set',
+  });
+  t.throws(() => loadConfig({ METRICS_TOKEN: 'short' }), { constructor: ConfigError, message: /^Invalid configuration: METRICS_TOKEN must be at least 16 characters$/ });
+  const config = loadConfig({ WORKER_METRICS_PORT: '9464', METRICS_TOKEN: 'a-metrics-token-of-some-length' });
+  t.same([config.WORKER_METRICS_PORT, config.METRICS_TOKEN], [9464, 'a-metrics-token-of-some-length']);
+  t.equal(loadConfig({}).METRICS_TOKEN, undefined, 'no metrics unless asked for');
+});
+
 const MOMO_KEYS = { MOBILE_MONEY_PROVIDER: 'mtn_momo', MOMO_API_USER: 'user', MOMO_API_KEY: 'key', MOMO_SUBSCRIPTION_KEY: 'sub' };
 
 t.test('MTN MoMo\'s sandbox pairs with EUR and its own host; a country\'s target needs the production host, in XAF', async (t) => {

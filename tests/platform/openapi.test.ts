@@ -125,6 +125,7 @@ t.test('every operation built so far is documented under /api/v1', async (t) => 
     ['/api/v1/admin/partner-commissions/pay', 'post'],
     ['/healthz', 'get'],
     ['/readyz', 'get'],
+    ['/metrics', 'get'],
   ];
   for (const [path, method] of expected) t.ok(doc.paths[path]?.[method], `${method.toUpperCase()} ${path}`);
 });
@@ -169,6 +170,16 @@ t.test('every operation documents the answers its definition implies: bodies, pa
   const sale = doc.paths['/api/v1/sales'].post;
   t.ok(sale.parameters.some((p: any) => p.in === 'header' && p.name === 'idempotency-key'), 'an authenticated POST takes Idempotency-Key');
   t.ok(sale.responses['409'], 'and may answer 409 idempotency_conflict');
+});
+
+t.test('/metrics declares the metrics token, its 401 and its 404 (no METRICS_TOKEN), and answers Prometheus text', async (t) => {
+  const metrics = doc.paths['/metrics'].get;
+  t.same(metrics.tags, ['Operations']);
+  t.same(metrics.security, [{ metricsToken: [] }]);
+  t.match(doc.components.securitySchemes.metricsToken, { type: 'http', scheme: 'bearer' });
+  t.ok(metrics.responses['200'].content['text/plain'], 'Prometheus text');
+  for (const status of ['401', '404']) t.ok(metrics.responses[status], `documents ${status}`);
+  t.notOk(metrics.responses['503'], 'no database');
 });
 
 t.test('device sync operations declare device credentials; /sync/* the bearer scheme', async (t) => {

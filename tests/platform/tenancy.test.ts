@@ -70,7 +70,7 @@ t.test('the shop setting is local to its transaction and never leaks to the next
 
 t.test('inTenant pipelines BEGIN: a failing body is rolled back whole, even with a statement still in flight, and the connection goes back clean', async (t) => {
   // One connection only, so the next borrower is the very connection the failed transaction used.
-  const single = createSql(api.runtime.appUrl, { max: 1 });
+  const single = createSql(api.appUrl, { max: 1, preparedStatements: api.config.DB_PREPARED_STATEMENTS });
   t.teardown(() => single.end({ timeout: 1 }));
   const before = (await api.ownerSql<{ name: string }[]>`select name from shops where id = ${shopA.shop.id}`)[0]!.name;
   const failing = inTenant(single, { shopId: shopA.shop.id, userId: null }, async (tx) => {
@@ -97,7 +97,7 @@ t.test('inTenant pipelines BEGIN: a failing body is rolled back whole, even with
 });
 
 t.test('a body that throws before returning a promise (not async, or a query that fails to build) is rolled back too, and the connection goes back clean', async (t) => {
-  const single = createSql(api.runtime.appUrl, { max: 1 });
+  const single = createSql(api.appUrl, { max: 1, preparedStatements: api.config.DB_PREPARED_STATEMENTS });
   t.teardown(() => single.end({ timeout: 1 }));
   const thrown = (): Promise<never> => {
     throw new Error('thrown before any promise');
@@ -111,7 +111,7 @@ t.test('a body that throws before returning a promise (not async, or a query tha
 });
 
 t.test('a read-only request transaction refuses any write, and its connection goes back clean though its commit is not awaited', async (t) => {
-  const single = createSql(api.runtime.appUrl, { max: 1 });
+  const single = createSql(api.appUrl, { max: 1, preparedStatements: api.config.DB_PREPARED_STATEMENTS });
   t.teardown(() => single.end({ timeout: 1 }));
   const write = inTenant(single, { shopId: shopA.shop.id, userId: null }, (tx) => tx`update shops set name = 'Renamed by a read' where id = ${shopA.shop.id}`, { readOnly: true });
   await t.rejects(write, { code: '25006' }, 'cannot execute UPDATE in a read-only transaction');

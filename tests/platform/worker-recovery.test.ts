@@ -122,3 +122,24 @@ t.test('a mail the server did not accept is not recorded, and goes out when its 
   await flaky.send(mail);
   t.equal(delivered.length, 1);
 });
+
+t.test('a mail the server accepted is recorded, and not sent again, when the connection holding its lock is lost meanwhile', async (t) => {
+  // As the worker's pools do: a connection that dies while lent must not throw where nothing listens.
+  const guarded = new pg.Pool({ connectionString: api.runtime.ownerUrl, max: 2 });
+  guarded.on('connect', (client) => client.on('error', () => {}));
+  t.teardown(() => guarded.end());
+  const delivered: Mail[] = [];
+  const cutting = sendOnce({ async send(mail) {
+    // The once-per-message lock's connection dies while the mail server answers (an idle-in-transaction timeout, a pooler's).
+    await api.ownerSql`
+      select pg_terminate_backend(pid) from pg_locks
+       where locktype = 'advisory' and granted and database = (select oid from pg_database where datname = current_database())`;
+    delivered.push(mail);
+  } }, guarded);
+  const mail: Mail = { to: 'awa@example.cm', subject: 'Reçu 13', text: 'x', html: '<p>x</p>', key: 'sale-receipt.test.lost-lock' };
+  await cutting.send(mail);
+  await cutting.send(mail);
+  t.equal(delivered.length, 1, 'sent once');
+  const [row] = await api.ownerSql<{ n: number }[]>`select count(*)::int as n from sent_messages where message_id = ${mail.key}`;
+  t.equal(row!.n, 1, 'recorded');
+});

@@ -4,6 +4,8 @@ export const TEST_ENV = {
   serverUrl: 'POS_TEST_SERVER_URL',
   /** Migrated database each test file clones its own database from. */
   templateDb: 'POS_TEST_TEMPLATE_DB',
+  /** Port of the PgBouncer (transaction mode) the application's pool goes through, when the run started one (`TEST_PGBOUNCER=1`). */
+  pgbouncerPort: 'POS_TEST_PGBOUNCER_PORT',
 } as const;
 
 /** The key the template's app role password was derived from; test processes sign tokens with it too. */

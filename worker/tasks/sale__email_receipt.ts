@@ -19,8 +19,8 @@ const Payload = z.object({
  * first owner's. The worker is the schema owner, whom row-level security does not bind, so the shop
  * is both set (the queries read `app_shop_id()`) and checked against the sale.
  */
-async function readReceipt(ownerUrl: string, shopId: string, saleId: string): Promise<{ input: ReceiptInput; replyTo: string | null } | null> {
-  const sql = createSql(ownerUrl, { max: 1, applicationName: 'pos-worker' });
+async function readReceipt(ctx: WorkerContext, shopId: string, saleId: string): Promise<{ input: ReceiptInput; replyTo: string | null } | null> {
+  const sql = createSql(ctx.ownerUrl, { max: 1, applicationName: 'pos-worker', preparedStatements: ctx.config.DB_PREPARED_STATEMENTS });
   try {
     return await sql.begin(async (tx) => {
       await tx`select set_config('app.shop_id', ${shopId}, true)`;
@@ -45,7 +45,7 @@ async function readReceipt(ownerUrl: string, shopId: string, saleId: string): Pr
 export function saleEmailReceipt(ctx: WorkerContext): Task {
   return async (rawPayload, helpers) => {
     const payload = Payload.parse(rawPayload);
-    const found = await readReceipt(ctx.ownerUrl, payload.shop_id, payload.sale_id);
+    const found = await readReceipt(ctx, payload.shop_id, payload.sale_id);
     if (!found) {
       ctx.log.warn({ task: 'sale__email_receipt', sale_id: payload.sale_id }, 'receipt e-mail skipped: no such sale in the shop');
       return;

@@ -13,6 +13,7 @@ begin
          acknowledged_at = coalesce(acknowledged_at, case when p_acknowledged then now() end)
    where reference = p_reference
      and status = 'pending'
-     -- The app's own shop only, and never with no shop set; the worker, as the owner, any.
-     and (shop_id = app_shop_id() or (session_user <> 'pos_app' and app_shop_id() is null));
+     -- The app's own shop only (any login of pos_app), and never with no shop set; the worker, as
+     -- the owner, any.
+     and (shop_id = app_shop_id() or (not session_is_app() and app_shop_id() is null));
 end $$;

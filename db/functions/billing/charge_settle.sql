@@ -23,9 +23,9 @@ begin
   if not found then
     return null;
   end if;
-  -- The app settles only its own shop's charges, and never with no shop set; the worker, as the
-  -- owner, settles any.
-  if (session_user = 'pos_app' or app_shop_id() is not null) and charge.shop_id is distinct from app_shop_id() then
+  -- The app (any login of pos_app) settles only its own shop's charges, and never with no shop set;
+  -- the worker, as the owner, settles any.
+  if (session_is_app() or app_shop_id() is not null) and charge.shop_id is distinct from app_shop_id() then
     return null;
   end if;
   if charge.status <> 'pending' or p_status = 'pending' then
