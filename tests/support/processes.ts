@@ -11,17 +11,22 @@ export interface Launched {
   exited: Promise<number | null>;
 }
 
-/** Runs a TypeScript entry point (`api/web.ts`) as its own process and collects what it prints; killed when the test ends. */
-export function launch(t: Test, entry: string, env: Record<string, string | undefined>, args: string[] = []): Launched {
-  const child = spawn(process.execPath, ['--import=tsx', entry, ...args], { env: { ...process.env, ...env } });
+/** What a process launched by a test prints, and its end. */
+function collected(child: ChildProcessWithoutNullStreams): Launched {
   const output = { stdout: '', stderr: '' };
   child.stdout.on('data', (chunk) => (output.stdout += chunk));
   child.stderr.on('data', (chunk) => (output.stderr += chunk));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  t.teardown(() => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  });
   return { child, output, exited };
+}
+
+/** Runs a TypeScript entry point (`api/web.ts`) as its own process and collects what it prints; killed when the test ends. */
+export function launch(t: Test, entry: string, env: Record<string, string | undefined>, args: string[] = []): Launched {
+  const launched = collected(spawn(process.execPath, ['--import=tsx', entry, ...args], { env: { ...process.env, ...env } }));
+  t.teardown(() => {
+    if (launched.child.exitCode === null && launched.child.signalCode === null) launched.child.kill('SIGKILL');
+  });
+  return launched;
 }
 
 /** A TCP port nobody listens on right now. */
@@ -65,23 +70,20 @@ export function procfile(): Record<string, string[]> {
  * prints; the group is killed when the test ends. `groupAlive()` tells whether any process of it lives.
  */
 export function launchCommand(t: Test, command: string[], env: Record<string, string | undefined>): Launched & { groupAlive(): boolean } {
-  const child = spawn(command[0]!, command.slice(1), { env: { ...process.env, ...env }, detached: true }) as ChildProcessWithoutNullStreams;
-  const output = { stdout: '', stderr: '' };
-  child.stdout.on('data', (chunk) => (output.stdout += chunk));
-  child.stderr.on('data', (chunk) => (output.stderr += chunk));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const launched = collected(spawn(command[0]!, command.slice(1), { env: { ...process.env, ...env }, detached: true }) as ChildProcessWithoutNullStreams);
+  const pid = launched.child.pid!;
   const groupAlive = () => {
     try {
-      process.kill(-child.pid!, 0);
+      process.kill(-pid, 0);
       return true;
     } catch {
       return false;
     }
   };
   t.teardown(() => {
-    if (groupAlive()) process.kill(-child.pid!, 'SIGKILL');
+    if (groupAlive()) process.kill(-pid, 'SIGKILL');
   });
-  return { child, output, exited, groupAlive };
+  return { ...launched, groupAlive };
 }
 
 /** The processes whose parent is `pid` (from /proc). */
