@@ -35,10 +35,13 @@ import { supplierRoutes } from './suppliers/routes.ts';
 import { syncRoutes } from './sync/routes.ts';
 import { userRoutes } from './users/routes.ts';
 import { installValidationMessages } from './validation.ts';
+import { closeRequestBodies } from './strict-inputs.ts';
 import { admission } from './middleware/admission.ts';
 import { shareKey } from './middleware/auth.ts';
 import { answerWithin } from './middleware/deadline.ts';
 import { readBodyFirst } from './middleware/body.ts';
+import { limitHeaderSize } from './middleware/header-size.ts';
+import { refuseUndecodableUrl } from './middleware/percent-encoding.ts';
 import { observeRequests, routeTemplate } from './metrics/http.ts';
 import { createAppMetrics } from './metrics/registry.ts';
 import { metricsRoutes } from './metrics/routes.ts';
@@ -100,10 +103,34 @@ const API_DESCRIPTION = [
     'Errors answer `{"message", "code", "errors"?}`; `errors` keys are dotted input paths (`items.0.quantity`). ' +
     'Bodies over 1 MiB are refused with 413 (sync push: 8 MiB). Every answer carries `X-Request-Id` (taken from the request when given).',
   '',
+  '**Errors.** Each error answer of each operation lists the codes it can carry there, with what each means, and its schema narrows `code` ' +
+    'to them (over `ErrorResponse`); a 422\'s examples name inputs of that operation. `default` is what any operation may answer besides: ' +
+    '500 `server_error`, what the HTTP server answers by itself (400 `bad_request`, 408 `request_timeout`, 431 `headers_too_large`), ' +
+    'and a body refused as it is read, even by an operation that takes none (400 `malformed_json`, 413 `payload_too_large`). Every answer carries `X-Request-Id`, every error answer `Content-Language`, every 429 and 503 `Retry-After` (seconds). ' +
+    'A 405 `method_not_allowed` answers a method a path has no operation for, with the path\'s methods in `Allow` (`Allow: GET, HEAD, POST`): ' +
+    'stated here once, since no operation of the document can answer it.',
+  '',
+  '**Strict inputs.** A body field or a query parameter the operation does not know is a 422 `validation_failed` on its dotted path ' +
+    '(`items.0.foo`, `dat`) with the message `Unknown field.`, answered with the request\'s other validation errors: a typo is never ' +
+    'taken as "not given". Request bodies say so with `additionalProperties: false`; an operation without query parameters takes none. ' +
+    'A sync push is the exception, its body (`SyncPush`) and its records (`SyncSale`, `SyncCustomer`, `SyncExpense`, `SyncCashMovement`) ' +
+    'with all they hold: a till updated before the server may send fields and kinds of records this version does not know, and a sale that ' +
+    'happened is never refused for them, so they are accepted and ignored (`additionalProperties: true`).',
+  '',
   '**Language.** Error messages (`message` and those of `errors`) follow the caller: the authenticated user\'s `locale` (`fr` or `en`, ' +
     '`fr` by default), else the request\'s `Accept-Language` (the first of French and English by q-value; `fr-CM` is French), else English, ' +
     'the texts of the examples; a 401 follows the request alone. `code` never changes. Numbers are written the caller\'s way (`Seulement 46 en stock.`, ' +
     '`149 750 FCFA` / `149,750 FCFA`). `Content-Language` says which language an error is in.',
+  '',
+  '**Text, e-mail, flags.** A text input takes any Unicode text but a NUL (U+0000) or an unpaired UTF-16 surrogate (JSON `"\\ud800"`), ' +
+    'each a 422 on its key. A required text is trimmed and must keep a character that is not white space, as JavaScript\'s `trim()` counts it: ' +
+    'ASCII white space, U+00A0, U+1680, U+2000 to U+200A, U+2028, U+2029, U+202F, U+205F, U+3000, U+FEFF. The schemas\' `pattern`s read alike ' +
+    'in every JSON Schema validator (ECMA-262 without the `u` flag, Python, Rust, PCRE: no `\\u` escape, no lookaround, digits as `[0-9]`, ' +
+    'white space beyond ASCII written as itself); what they cannot state that way is stated here alone: the unpaired surrogate, and U+2028 and U+2029 as white space. ' +
+    'Their `$` is the end of the text, as in ECMA-262 (Python\'s `re.search` also lets it match before a final line feed, which the server refuses in a time or a day). ' +
+    'An e-mail address is what `format: email` means (RFC 5321, as ajv-formats checks it): a dot-atom local part (`jp.mbarga+caisse@...`), ' +
+    'then two or more hostname labels of at most 63 letters, digits and hyphens, none starting or ending with a hyphen; no quoted local part, ' +
+    'no address literal; at most 254 characters. A boolean query parameter (`?active=true`) takes `true` or `false`, and `1` or `0` as well.',
   '',
   '**Tokens.** `Authorization: Bearer <token>` from login or register. A token names a server-side session valid 30 days; ' +
     'logout, a password change (other sessions) or reset (all sessions), and removal of the user end it at once.',
@@ -120,10 +147,16 @@ const API_DESCRIPTION = [
   '',
   '**Browsers.** CORS is open to any origin: tokens travel in headers, never in cookies.',
   '',
-  '**Transport.** Bodies are JSON (`Content-Type: application/json`); another type on a body that is there is a 415 `unsupported_media_type` ' +
+  '**Transport.** Bodies are JSON (`Content-Type: application/json`) in UTF-8: one that is not valid JSON, or not UTF-8, is a 400 `malformed_json`; ' +
+    'another type on a body that is there is a 415 `unsupported_media_type` ' +
     '(an empty body is no body, whatever its type). Another method on a path that exists is a 405 `method_not_allowed` with the path\'s methods in `Allow`. ' +
     'The whole body is read before the operation starts, so every answer leaves a kept-alive connection usable (a 413 closes it: `Connection: close`). ' +
-    'Kept-alive connections stay open 65 s idle. A request must arrive whole within 120 s.',
+    'Kept-alive connections stay open 65 s idle. A request must arrive whole within 120 s, else 408 `request_timeout`. ' +
+    'A query or path parameter whose percent-encoding does not decode to UTF-8 (`?q=%FF`) is a 422 on its name. ' +
+    'The request line and headers may take 16 KiB: more is a 431 `headers_too_large`. A request that cannot be read as HTTP/1.1 ' +
+    '(its request line, a header, its chunked framing, a path with a backslash, its Host) is a 400 `bad_request`. These answers too are JSON in the error shape, ' +
+    'with `X-Request-Id`; a 400 `bad_request`, a 408 and a 431 past 64 KiB come from the HTTP server itself, in English, and but for a bad path or Host ' +
+    'close the connection (`Connection: close`).',
   '',
   '**Unavailable.** When the database cannot be reached (a restart, a failover) or has no connection free in time, an operation answers ' +
     '503 `service_unavailable` with `Retry-After`: retry it as it was (a sale with the same `id`, or the same `Idempotency-Key`, is recorded once). ' +
@@ -134,6 +167,12 @@ const API_DESCRIPTION = [
     'a shop\'s further requests wait their turn behind its own, never in front of other shops\', and after 5 s answer 429 `rate_limited` with ' +
     '`Retry-After: 1`. A till pushing a large backlog in parallel is slowed, not refused for long: retry after the given seconds.',
 ].join('\n');
+
+/**
+ * The service is not published under an open licence (package.json: private). An SPDX `identifier` is
+ * OpenAPI 3.1's; @hono/zod-openapi types doc31's configuration as 3.0's, hence a constant, not a literal.
+ */
+const LICENSE = { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' };
 
 /** The document's tags, in the order a client developer meets them, each saying what its operations are for. */
 const TAGS = [
@@ -169,7 +208,7 @@ export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
   const metrics = createAppMetrics({ limits: Object.keys(LIMITS), processMetrics: deps.config.METRICS_TOKEN !== undefined });
   app.use(requestId());
   // Browser tills are served from their own origin; tokens travel in headers, never cookies.
-  app.use(cors({ origin: '*', allowHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-Id', 'X-Pairing-Secret'], exposeHeaders: ['X-Request-Id'], maxAge: 86400 }));
+  app.use(cors({ origin: '*', allowHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-Id', 'X-Pairing-Secret'], exposeHeaders: ['X-Request-Id', 'Retry-After', 'Content-Language'], maxAge: 86400 }));
   app.use(async (c, next) => {
     c.set('deps', deps);
     c.set('redispatch', async (request) => app.fetch(request, c.env));
@@ -177,7 +216,9 @@ export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
   });
   app.use(observeRequests(metrics));
   app.use(logRequests);
+  app.use(limitHeaderSize);
   app.use(readBodyFirst);
+  app.use(refuseUndecodableUrl);
   app.use(`${API_PREFIX}/*`, answerWithin(deps.config.REQUEST_DEADLINE_MS));
   app.use(
     `${API_PREFIX}/*`,
@@ -245,11 +286,16 @@ export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
     name: 'Authorization',
     description: '`Device <token>`: the token a pairing hands to the device once (GET /api/v1/device-pairings/{code}).',
   });
+  // Strict inputs: every object a request body holds is closed in the document (api/strict-inputs.ts).
+  const generateDocument = app.getOpenAPI31Document;
+  app.getOpenAPI31Document = (...args) => closeRequestBodies(generateDocument(...args));
   app.doc31('/openapi.json', {
     openapi: '3.1.0',
     info: {
       title: 'Point-of-sale API',
       version: '1.0.0',
+      license: LICENSE,
+      contact: { name: 'The operator of this point-of-sale service' },
       description: API_DESCRIPTION,
     },
     servers: [{ url: '/' }],

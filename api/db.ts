@@ -1,4 +1,5 @@
 import postgres from 'postgres';
+import { parseDate, parseTimestamp, parseTimestamptz, serializeTime } from './lib/pg-time.ts';
 
 export type Sql = postgres.Sql;
 export type Tx = postgres.TransactionSql;
@@ -11,7 +12,9 @@ export const APP_DB_ROLE = 'pos_app';
 
 /**
  * A pool for either role. Money is integer XAF stored as bigint and quantities as numeric(14,3):
- * both are safely representable as JS numbers, so they arrive as numbers, never strings.
+ * both are safely representable as JS numbers, so they arrive as numbers, never strings. Dates and
+ * timestamps arrive as Dates, read exactly whatever their year (api/lib/pg-time.ts; postgres.js's own
+ * `new Date(text)` shifted years 1 to 99), and Dates are written exactly too.
  *
  * `preparedStatements: false` (DB_PREPARED_STATEMENTS, behind PgBouncer in transaction mode): each
  * transaction may run on another server connection, so no named statement (it lives in one server
@@ -37,6 +40,10 @@ export function createSql(url: string, options: { max?: number; applicationName?
     types: {
       int8: { to: 20, from: [20], serialize: (value: number) => String(value), parse: (value: string) => Number(value) },
       numeric: { to: 1700, from: [1700], serialize: (value: number) => String(value), parse: (value: string) => Number(value) },
+      // OIDs 1082 date, 1114 timestamp, 1184 timestamptz (the type of a Date parameter).
+      date: { to: 1082, from: [1082], serialize: serializeTime, parse: parseDate },
+      timestamp: { to: 1114, from: [1114], serialize: serializeTime, parse: parseTimestamp },
+      timestamptz: { to: 1184, from: [1184], serialize: serializeTime, parse: parseTimestamptz },
     },
   });
 }

@@ -29,6 +29,8 @@ export class AppError extends Error {
 /** The fixed rows of CONTRACT section 2: same status, message and code everywhere. */
 export const errors = {
   malformedJson: () => new AppError(400, 'malformed_json', 'Malformed JSON.'),
+  /** A request the HTTP server could not read as HTTP (its request line, a header, its chunked framing): api/server.ts. */
+  badRequest: () => new AppError(400, 'bad_request', 'Bad request.'),
   unauthenticated: () => new AppError(401, 'unauthenticated', 'Unauthenticated.'),
   deviceUnauthenticated: () => new AppError(401, 'device_unauthenticated', "Identifiants de l'appareil manquants."),
   invalidCredentials: () => new AppError(401, 'invalid_credentials', 'These credentials do not match our records.'),
@@ -38,12 +40,16 @@ export const errors = {
   pairingNotFound: () => new AppError(404, 'pairing_not_found', 'No pairing request with this code.'),
   conflict: (code: string, message: string) => new AppError(409, code, message),
   methodNotAllowed: () => new AppError(405, 'method_not_allowed', 'Method not allowed.'),
+  /** A request that did not arrive whole within HTTP_REQUEST_TIMEOUT_MS: api/server.ts. */
+  requestTimeout: () => new AppError(408, 'request_timeout', 'Request timeout.'),
   payloadTooLarge: () => new AppError(413, 'payload_too_large', 'Payload too large.'),
   unsupportedMediaType: () => new AppError(415, 'unsupported_media_type', 'Unsupported media type: send application/json.'),
   /** A validation failure; `code` is `validation_failed` unless a business rule names its own. */
   invalid: (fieldErrors: FieldErrors, code = 'validation_failed') => new AppError(422, code, 'The given data was invalid.', fieldErrors),
   /** `retryAfterS`: when the refusal is not a rate limit's window (a shop's share of the connections frees within a second). */
   rateLimited: (retryAfterS?: number) => Object.assign(new AppError(429, 'rate_limited', 'Too many attempts.'), { retryAfterS }),
+  /** A request line and headers over 16 KiB (api/middleware/header-size.ts), or over the server's own limit (api/server.ts). */
+  headersTooLarge: () => new AppError(431, 'headers_too_large', 'Request header fields too large.'),
   serverError: () => new AppError(500, 'server_error', 'Server Error.'),
   /** The database cannot be reached now (lost connection, failover, no free connection in time): try again. */
   serviceUnavailable: () => new AppError(503, 'service_unavailable', 'Service temporarily unavailable: try again shortly.'),

@@ -1,10 +1,12 @@
-import type { Server as HttpNodeServer, IncomingMessage, ServerResponse } from 'node:http';
-import { Server, type Socket } from 'node:net';
-import { serve } from '@hono/node-server';
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http';
+import { type AddressInfo, Server, type Socket } from 'node:net';
+import { getRequestListener, RequestError } from '@hono/node-server';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import type { Context } from 'hono';
 import type { Logger } from 'pino';
 import type { AppEnv } from './env.ts';
+import { type AppError, errorBody, errors } from './errors.ts';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 
 export const nodeClientAddress = (c: Context<AppEnv>) => getConnInfo(c).remote.address;
@@ -14,10 +16,87 @@ export const nodeClientAddress = (c: Context<AppEnv>) => getConnInfo(c).remote.a
  * timeouts (60 s; Node's fetch keeps one 4 s, or what the server's Keep-Alive header says less one),
  * so the server never closes a connection its peer still counts on, and headersTimeout stays above
  * keepAliveTimeout (a request that reuses a connection at the last moment is not cut). A whole request
- * must arrive within HTTP_REQUEST_TIMEOUT_MS (Node answers 408 and closes otherwise).
+ * must arrive within HTTP_REQUEST_TIMEOUT_MS (else 408 `request_timeout`, and the connection closes).
  */
 export const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 export const HEADERS_TIMEOUT_MS = 66_000;
+
+/**
+ * The most a request line and its headers may take before Node stops reading them (its own default is
+ * 16 KiB). Up to HEADER_SECTION_LIMIT (16 KiB) the app serves the request; from there to this size it
+ * answers 431 itself (api/middleware/header-size.ts), with every header its answers carry; past this
+ * size Node cannot hand the request over, and `answerClientError` answers the same 431.
+ */
+export const MAX_HEADER_SIZE = 64 * 1024;
+
+/** After answering a request Node could not read, the connection is closed once the peer has read the answer, or after this long. */
+const CLIENT_ERROR_LINGER_MS = 5_000;
+
+/**
+ * An answer the server gives by itself, to a request the app never saw: in the CONTRACT's shape, with
+ * the headers every answer carries (`X-Request-Id`, CORS), in English (no header was read that could
+ * ask for French).
+ */
+function serverAnswer(error: AppError): { status: number; headers: Record<string, string>; body: string } {
+  return {
+    status: error.status,
+    headers: {
+      'Access-Control-Allow-Origin': '*',
+      'Content-Language': 'en',
+      'Content-Type': 'application/json',
+      'X-Request-Id': randomUUID(),
+    },
+    body: JSON.stringify(errorBody(error, 'en')),
+  };
+}
+
+/**
+ * What Node answers by itself with an empty body (llhttp's error codes, HPE_*, and its request timeout),
+ * as the CONTRACT's errors: a header section past MAX_HEADER_SIZE is a 431, chunk extensions past
+ * Node's limit a 413, a request not whole within HTTP_REQUEST_TIMEOUT_MS a 408, anything else it cannot
+ * read as HTTP (a request line, a header, chunked framing) a 400 `bad_request`.
+ */
+function clientErrorAnswer(code: string | undefined): AppError {
+  switch (code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return errors.headersTooLarge();
+    case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
+      return errors.payloadTooLarge();
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return errors.requestTimeout();
+    default:
+      return errors.badRequest();
+  }
+}
+
+/**
+ * Node's 'clientError': the answer is written to the socket as a whole HTTP/1.1 message, then the
+ * connection closes (what follows on it cannot be read). Nothing is written when there is no one to
+ * read it (ECONNRESET, a socket no longer writable) or when an answer to the request has started: the
+ * socket is destroyed, as Node itself does. The socket is ended rather than destroyed, so that the
+ * client reads the answer before the close, and cut after CLIENT_ERROR_LINGER_MS if it keeps it open.
+ */
+function answerClientError(error: NodeJS.ErrnoException, socket: Socket, answerStarted: boolean, answered: WeakSet<Socket>): void {
+  // A second parse error on a connection already answered: it is closing.
+  if (answered.has(socket)) return;
+  if (error.code === 'ECONNRESET' || !socket.writable || answerStarted) {
+    socket.destroy();
+    return;
+  }
+  answered.add(socket);
+  const { status, headers, body } = serverAnswer(clientErrorAnswer(error.code));
+  const head = [
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}`,
+    `Date: ${new Date().toUTCString()}`,
+    ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    'Connection: close',
+  ];
+  socket.end(`${head.join('\r\n')}\r\n\r\n${body}`);
+  const linger = setTimeout(() => socket.destroy(), CLIENT_ERROR_LINGER_MS);
+  linger.unref();
+  socket.once('close', () => clearTimeout(linger));
+}
 
 export interface ServeOptions {
   hostname?: string;
@@ -48,10 +127,27 @@ export function serveNode(app: OpenAPIHono<AppEnv>, port: number, options: Serve
     const connections = new Map<Socket, { answering: Set<ServerResponse>; idleSince: number }>();
     let draining = false;
     const onError = (error: Error) => reject(error);
-    const server = serve({ fetch: app.fetch, port, hostname }, (info) => {
+    const listener = getRequestListener(app.fetch, {
+      hostname,
+      // A request Node read but @hono/node-server cannot turn into a URL (a backslash in its path, a bad
+      // Host, a target that is not a path): a 400 in the CONTRACT's shape, not the adapter's empty one.
+      errorHandler: (error) => {
+        const { status, headers, body } = serverAnswer(error instanceof RequestError ? errors.badRequest() : errors.serverError());
+        return new Response(body, { status, headers });
+      },
+    });
+    const server = createServer(
+      {
+        maxHeaderSize: MAX_HEADER_SIZE,
+        // How often Node looks for requests past their timeout: a quarter of it (its default, 30 s, for the usual 120 s).
+        connectionsCheckingInterval: Math.min(30_000, Math.max(100, Math.floor(requestTimeoutMs / 4))),
+      },
+      listener,
+    );
+    server.listen(port, hostname, () => {
       server.off('error', onError);
       resolve({
-        port: info.port,
+        port: (server.address() as AddressInfo).port,
         close: (graceMs = shutdownTimeoutMs) =>
           new Promise<void>((done) => {
             draining = true;
@@ -74,14 +170,22 @@ export function serveNode(app: OpenAPIHono<AppEnv>, port: number, options: Serve
             });
           }),
       });
-    }) as HttpNodeServer;
+    });
     server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
-    server.headersTimeout = HEADERS_TIMEOUT_MS;
+    // Node takes the smaller of the two as the headers' timeout and the larger as the whole request's.
+    server.headersTimeout = Math.min(HEADERS_TIMEOUT_MS, requestTimeoutMs);
     server.requestTimeout = requestTimeoutMs;
     server.on('connection', (socket: Socket) => {
       connections.set(socket, { answering: new Set(), idleSince: Date.now() });
       socket.on('close', () => connections.delete(socket));
     });
+    const answered = new WeakSet<Socket>();
+    server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
+      const answering = connections.get(socket)?.answering ?? new Set<ServerResponse>();
+      answerClientError(error, socket, [...answering].some((response) => response.headersSent), answered);
+    });
+    // An `Expect` other than 100-continue: Node would answer 417 with an empty body; the request is served as if it had none.
+    server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => server.emit('request', request, response));
     server.on('request', (request: IncomingMessage, response: ServerResponse) => {
       if (draining) response.shouldKeepAlive = false;
       const state = connections.get(request.socket);

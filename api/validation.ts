@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { fromZodError } from './errors.ts';
+import { errors, type FieldErrors, fromZodError } from './errors.ts';
+import { UNKNOWN_FIELD, unknownFields } from './strict-inputs.ts';
 
 function describeType(expected: string): string {
   switch (expected) {
@@ -58,10 +59,27 @@ export function installValidationMessages(): void {
   });
 }
 
-/** The hook every route validates with: any failure becomes the CONTRACT's 422. */
-export function validationHook(result: ({ success: true } | { success: false; error: z.ZodError }) & { target?: string }): void {
-  if (result.success) return;
+type ValidationResult = ({ success: true } | { success: false; error: z.ZodError }) & { target?: string };
+
+/**
+ * The hook routes validate with: any failure becomes the CONTRACT's 422. Given the schema the input
+ * was checked against (a body's or a query's: api/router.ts) and the input as sent, a field or
+ * parameter the schema does not know is one more failure on its dotted path (api/strict-inputs.ts),
+ * answered with the others.
+ */
+export const strictValidationHook = (strictAgainst?: z.core.$ZodType) => (result: ValidationResult, sent?: unknown): void => {
+  const unknown = strictAgainst ? unknownFields(strictAgainst, sent) : [];
+  if (result.success && unknown.length === 0) return;
   // Headers arrive lower-cased; a failing one is named as it is documented (`Idempotency-Key`).
   const headerName = (key: string) => key.replace(/(^|-)([a-z])/g, (_, dash: string, letter: string) => dash + letter.toUpperCase());
-  throw fromZodError(result.error, result.target === 'header' ? headerName : undefined);
-}
+  // A strict object's own complaint about extra keys is said once, as an unknown field on each.
+  const issues = result.success ? [] : result.error.issues.filter((issue) => !(strictAgainst && issue.code === 'unrecognized_keys'));
+  const failure = fromZodError(new z.ZodError(issues), result.target === 'header' ? headerName : undefined);
+  // Keyed by what the client sent, `constructor` and `__proto__` included: a map without a prototype takes them as keys.
+  const fieldErrors: FieldErrors = Object.assign(Object.create(null), failure.errors);
+  for (const path of unknown) (fieldErrors[path] ??= []).push(UNKNOWN_FIELD);
+  throw errors.invalid(fieldErrors);
+};
+
+/** The hook of an input read as it is (path parameters, headers). */
+export const validationHook = strictValidationHook();

@@ -121,6 +121,7 @@ export interface MetricsServer {
 
 const NOT_FOUND = JSON.stringify({ message: 'Not found.', code: 'not_found' });
 const UNAUTHENTICATED = JSON.stringify({ message: 'Unauthenticated.', code: 'unauthenticated' });
+const SERVER_ERROR = JSON.stringify({ message: 'Server Error.', code: 'server_error' });
 
 /**
  * `GET /metrics` on WORKER_METRICS_PORT, as web serves its own (CONTRACT section 16): Prometheus text
@@ -157,8 +158,8 @@ export async function serveWorkerMetrics(
   const server = createServer((request, response) => {
     answer(request, response).catch((error: Error) => {
       log.error({ error: error.message }, 'worker metrics failed');
-      if (!response.headersSent) response.writeHead(500, { 'content-type': 'application/json' });
-      response.end();
+      if (response.headersSent) response.end();
+      else response.writeHead(500, { 'content-type': 'application/json' }).end(SERVER_ERROR);
     });
   });
   server.requestTimeout = 10_000;

@@ -12,7 +12,7 @@ import { bearer, jsonBody, jsonResponse, one, pickErrors, refusals } from '../sc
 import { createShop, findCurrentShop } from '../shop/queries.ts';
 import { createShopUser, findUser } from '../users/queries.ts';
 import { consumePasswordReset, findLogin, requestPasswordReset } from './queries.ts';
-import { ForgotPasswordBody, LoginBody, Me, Notice, RegisterBody, ResetPasswordBody, Session } from './schemas.ts';
+import { ForgotPasswordBody, LoginBody, Me, Notice, OwnerSession, RegisterBody, ResetPasswordBody, Session } from './schemas.ts';
 import { openSession, revokeSession } from './sessions.ts';
 
 const register = createRoute({
@@ -28,7 +28,7 @@ const register = createRoute({
   middleware: [limitPublicByAddress] as const,
   request: { body: jsonBody(RegisterBody) },
   responses: {
-    201: jsonResponse('The new shop, its owner and a token.', one(Session)),
+    201: jsonResponse('The new shop, its owner and a token.', one(OwnerSession)),
     ...pickErrors(400, 413, 429),
     ...refusals(422, { validation_failed: 'An input is missing or malformed, or `owner_email` is already taken by an account.' }),
   },
@@ -46,7 +46,11 @@ const login = createRoute({
     'The token opens a session valid 30 days; `device_name` ("Caisse 1") is kept on it.',
   middleware: [limitPublicByAddress] as const,
   request: { body: jsonBody(LoginBody) },
-  responses: { 200: jsonResponse('A token, the user and their shop (null for partners and administrators).', one(Session)), ...pickErrors(400, 401, 413, 429) },
+  responses: {
+    200: jsonResponse('A token, the user and their shop (null for partners and administrators).', one(Session)),
+    ...pickErrors(400, 413, 429),
+    ...refusals(401, { invalid_credentials: 'No account has this e-mail, or the password is not its password (the answer does not say which).' }),
+  },
 });
 
 const forgotPassword = createRoute({
@@ -78,7 +82,7 @@ const resetPassword = createRoute({
   responses: {
     200: jsonResponse('Password changed.', one(Notice), { data: { message: 'Your password has been reset.' } }),
     ...pickErrors(400, 413, 429),
-    ...refusals(422, { invalid_reset_token: 'The token is wrong, already used or expired (on `token`).' }),
+    ...refusals(422, { invalid_reset_token: { on: 'token', meaning: 'The token is wrong, already used or expired.' } }),
   },
 });
 

@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { ShopRecord } from '../shop/schemas.ts';
-import { Email, GivenPassword, Locale, optionalText, Password, requiredText, Text } from '../schemas.ts';
+import { Email, GivenPassword, Locale, nullableRef, optionalText, Password, requiredText, Text } from '../schemas.ts';
 import { UserRecord } from '../users/schemas.ts';
 import { FORGOT_PASSWORD, LOGIN, ME, PASSWORD_CHANGED, REGISTER, RESET_PASSWORD, SESSION } from './examples.ts';
 
@@ -39,10 +39,13 @@ export const Session = z
   .object({
     token: z.string().openapi({ description: 'Bearer token: `Authorization: Bearer <token>`. Valid 30 days unless revoked.' }),
     user: UserRecord,
-    shop: ShopRecord.nullable().openapi({ description: 'null for partners and administrators.' }),
+    shop: nullableRef(ShopRecord, 'null for partners and administrators.'),
   })
   .openapi('Session', { example: SESSION });
 
-export const Me = z.object({ user: UserRecord, shop: ShopRecord.nullable() }).openapi('Me', { example: ME });
+/** What register answers: the session of the new shop's owner, whose shop is always there. */
+export const OwnerSession = z.object({ ...Session.shape, shop: ShopRecord }).openapi('OwnerSession', { example: SESSION });
+
+export const Me = z.object({ user: UserRecord, shop: nullableRef(ShopRecord, 'null for partners and administrators.') }).openapi('Me', { example: ME });
 
 export const Notice = z.object({ message: z.string() }).openapi('Notice', { example: PASSWORD_CHANGED });

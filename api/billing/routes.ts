@@ -78,7 +78,7 @@ const subscribeRoute = createRoute({
     ...pickErrors(400, 401, 403, 413),
     ...refusals(422, {
       validation_failed: 'An input is missing or malformed, or `plan_id` names no plan on sale.',
-      payer_not_found: 'The operator says the number holds no active mobile-money wallet (`errors.phone`); no charge was made.',
+      payer_not_found: { on: 'phone', meaning: 'The operator says the number holds no active mobile-money wallet; no charge was made.' },
     }),
   },
 });

@@ -44,7 +44,7 @@ const pay = createRoute({
   responses: {
     201: jsonResponse('The settlement with its allocation.', one(SettlementRecord)),
     ...pickErrors(400, 401, 402, 403, 404, 413),
-    ...refusals(422, { overpayment: 'The amount is more than the customer owes (`amount_xaf`).' }),
+    ...refusals(422, { overpayment: { on: 'amount_xaf', meaning: 'The amount is more than the customer owes.' } }),
   },
 });
 

@@ -17,6 +17,7 @@ export const CUSTOMER = example({
   card_no: 'FID-000123',
   created_at: '2026-11-21T09:14:31.867Z',
   updated_at: '2026-11-21T09:14:32.360Z',
+  till_created_at: null,
 });
 
 export const CREATE_CUSTOMER = example({

@@ -19,6 +19,7 @@ interface CustomerRow {
   card_no: string | null;
   created_at: Date;
   updated_at: Date;
+  till_created_at: Date | null;
 }
 
 export function toCustomerRecord(row: CustomerRow): CustomerRecord {
@@ -37,11 +38,12 @@ export function toCustomerRecord(row: CustomerRow): CustomerRecord {
     card_no: row.card_no,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
+    till_created_at: row.till_created_at?.toISOString() ?? null,
   };
 }
 
 export const customerColumns = (tx: Tx) => tx`
-  c.id, c.name, c.phone, c.email, c.note, c.tax_id, c.address, c.credit_ceiling_xaf, c.balance_xaf, c.points, c.card_no, c.created_at, c.updated_at,
+  c.id, c.name, c.phone, c.email, c.note, c.tax_id, c.address, c.credit_ceiling_xaf, c.balance_xaf, c.points, c.card_no, c.created_at, c.updated_at, c.till_created_at,
   t.key as tier_key, t.name as tier_name, t.multiplier as tier_multiplier`;
 
 export const withTier = (tx: Tx) => tx`left join lateral customer_tier(c.id) t on t.id is not null`;
@@ -94,12 +96,20 @@ export async function listCustomers(
 }
 
 /** A new customer; `id` when the client chose it (a till's offline customer). */
-export async function createCustomer(tx: Tx, customer: CreateCustomerBody & { id?: string }): Promise<CustomerRecord> {
+/**
+ * A new customer. A till's customer (api/sync/push.ts) keeps the till's `created_at`, or, its clock
+ * plainly wrong, is made now with the till's time as `till_created_at`.
+ */
+export async function createCustomer(
+  tx: Tx,
+  customer: CreateCustomerBody & { id?: string; created_at?: string | undefined; till_created_at?: string | null },
+): Promise<CustomerRecord> {
   try {
     const [row] = await tx<{ id: string }[]>`
-      insert into customers (id, name, phone, email, note, tax_id, address, credit_ceiling_xaf, card_no)
+      insert into customers (id, name, phone, email, note, tax_id, address, credit_ceiling_xaf, card_no, created_at, till_created_at)
       values (coalesce(${customer.id ?? null}::uuid, gen_random_uuid()), ${customer.name}, ${customer.phone ?? null}, ${customer.email ?? null}, ${customer.note ?? null},
-              ${customer.tax_id ?? null}, ${customer.address ?? null}, ${customer.credit_ceiling_xaf ?? 0}, ${customer.card_no ?? null})
+              ${customer.tax_id ?? null}, ${customer.address ?? null}, ${customer.credit_ceiling_xaf ?? 0}, ${customer.card_no ?? null},
+              coalesce(${customer.created_at ?? null}::timestamptz, now()), ${customer.till_created_at ?? null}::timestamptz)
       returning id`;
     return (await findCustomer(tx, row!.id))!;
   } catch (error) {

@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { CREATE_CUSTOMER, CUSTOMER, UPDATE_CUSTOMER } from './examples.ts';
-import { emailAddress, ListQuery, Money, optionalText, QueryBoolean, requiredText, Text, Timestamp, Uuid } from '../schemas.ts';
+import { emailAddress, ListQuery, Money, nullableRef, optionalText, QueryBoolean, requiredText, Text, Timestamp, TillCreatedAt, Uuid } from '../schemas.ts';
 
 export const CardNo = requiredText(60);
 
@@ -20,10 +20,11 @@ export const CustomerRecord = z
     credit_ceiling_xaf: z.number().int().openapi({ description: 'How much the customer may owe; 0: no credit.' }),
     balance_xaf: z.number().int().openapi({ description: 'Read-only: what the customer owes now.' }),
     points: z.number().int().openapi({ description: 'Read-only: the sum of the points ledger.' }),
-    tier: TierRef.nullable(),
+    tier: nullableRef(TierRef, 'Null when the customer holds no tier: the shop has none, or the points earned over the last 12 months reach no tier\'s `min_points`.'),
     card_no: z.string().nullable(),
-    created_at: Timestamp,
+    created_at: Timestamp.openapi({ description: 'When the customer was made: one made on a till offline keeps the till\'s time, unless its clock was plainly wrong.' }),
     updated_at: Timestamp,
+    till_created_at: TillCreatedAt,
   })
   .openapi('Customer', { example: CUSTOMER });
 export type CustomerRecord = z.infer<typeof CustomerRecord>;

@@ -6,7 +6,7 @@ import { randomToken, seal, sha256, unseal } from '../lib/secrets.ts';
 import { authenticate, requireActiveSubscription, requireRole } from '../middleware/auth.ts';
 import { limitPublicByAddress } from '../middleware/rate-limit.ts';
 import { newRouter } from '../router.ts';
-import { bearer, IdParam, jsonResponse, many, one, pickErrors, Text } from '../schemas.ts';
+import { bearer, IdParam, jsonResponse, many, one, pickErrors, refusals, Text } from '../schemas.ts';
 import { DEVICE } from './examples.ts';
 import { claimPairing, createPairing, findDevice, listDevices, pollPairing, revokeDevice } from './queries.ts';
 import { ClaimBody, CreatePairingBody, DeviceRecord, Pairing, PairingStatus } from './schemas.ts';
@@ -25,6 +25,8 @@ const CodeParam = z.object({
 });
 
 const tags = ['Devices'];
+
+const PAIRING_NOT_FOUND = { pairing_not_found: 'No pairing request has this code: it is unknown, expired, or claimed already.' };
 
 const create = createRoute({
   method: 'post',
@@ -58,7 +60,7 @@ const poll = createRoute({
         .openapi({ description: 'The `poll_secret` of the pairing: once the code is claimed, the first poll that sends it receives the device token.' }),
     }),
   },
-  responses: { 200: jsonResponse('The pairing\'s status.', one(PairingStatus)), ...pickErrors(404, 429) },
+  responses: { 200: jsonResponse('The pairing\'s status.', one(PairingStatus)), ...pickErrors(429), ...refusals(404, PAIRING_NOT_FOUND) },
 });
 
 const claim = createRoute({
@@ -75,7 +77,8 @@ const claim = createRoute({
   request: { params: CodeParam, body: { content: { 'application/json': { schema: ClaimBody } }, required: false } },
   responses: {
     201: jsonResponse('The new device.', one(DeviceRecord), { data: { ...DEVICE, last_seen_at: null, last_sync_at: null, updated_at: DEVICE.created_at } }),
-    ...pickErrors(400, 401, 402, 403, 404, 413),
+    ...pickErrors(400, 401, 402, 403, 413),
+    ...refusals(404, PAIRING_NOT_FOUND),
   },
 });
 

@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { PaymentMethod } from '../credit/schemas.ts';
 import { CREATE_EXPENSE, EXPENSE } from './examples.ts';
-import { IsoDate, ListQuery, Money, optionalText, QueryBoolean, Timestamp, TO_NOT_BEFORE_FROM, toNotBeforeFrom, Uuid } from '../schemas.ts';
+import { businessDate, IsoDate, ListQuery, Money, optionalText, QueryBoolean, Timestamp, TO_NOT_BEFORE_FROM, toNotBeforeFrom, Uuid } from '../schemas.ts';
 
 export const ExpenseCategory = z.enum(['rent', 'utilities', 'salaries', 'transport', 'supplies', 'other']);
 
@@ -13,11 +13,12 @@ export const CreateExpenseBody = z
     amount_xaf: Money.min(1),
     payment_method: PaymentMethod.openapi({ description: 'Treasury account credited: cash 571, card and bank 521, mobile money 585.' }),
     description: optionalText(255),
-    spent_at: IsoDate.nullable().optional().openapi({
-      description:
-        'The day it was spent, in the shop\'s time zone; not after today. Omitted, null or today: spent now, and, paid in cash, taken from the ' +
+    spent_at: businessDate(
+      'The day it was spent, in the shop\'s time zone; not after today. Omitted, null or today: spent now, and, paid in cash, taken from the ' +
         'caller\'s open shift (its expected cash goes down). An earlier day: recorded at the start of that day and attached to no shift.',
-    }),
+    )
+      .nullable()
+      .optional(),
   })
   .openapi('CreateExpense', { example: CREATE_EXPENSE });
 

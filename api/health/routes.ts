@@ -31,7 +31,16 @@ const readyz = createRoute({
     'while it still serves every other request, so that a load balancer takes it out of rotation before it drains.',
   responses: {
     200: jsonResponse('Ready.', Status, { status: 'ready' }),
-    503: jsonResponse('The database does not answer, its schema is behind the code, or the process is shutting down (`not_ready`).', ErrorBody),
+    // Answered by the probe itself, not the error handler: no `Content-Language`.
+    503: {
+      description: 'Not ready: send no traffic to this process. Codes:\n- `not_ready`: The database does not answer, its schema is behind the code, or the process is shutting down.',
+      content: {
+        'application/json': {
+          schema: ErrorBody.extend({ code: z.enum(['not_ready']) }),
+          examples: { not_ready: { summary: 'The database does not answer.', value: { message: 'Database unavailable.', code: 'not_ready' } } },
+        },
+      },
+    },
   },
 });
 
@@ -66,10 +75,12 @@ async function schemaBehind(sql: Sql): Promise<string | null> {
 export const healthRoutes = newRouter({ usesDatabase: false })
   .openapi(healthz, (c) => c.json({ status: 'ok' }, 200))
   .openapi(readyz, async (c) => {
-    if (c.var.deps.lifecycle?.stopping) return c.json({ message: 'Shutting down.', code: 'not_ready' }, 503);
+    // CONTRACT section 16: a 503 says when to ask again; the schema is compared again within that time.
+    const notReady = (message: string) => c.json({ message, code: 'not_ready' as const }, 503, { 'Retry-After': String(SCHEMA_CHECK_EVERY_MS / 1000) });
+    if (c.var.deps.lifecycle?.stopping) return notReady('Shutting down.');
     const unavailable = 'Database unavailable.';
     const probe = schemaBehind(c.var.deps.sql).catch(() => unavailable);
     const timeout = new Promise<string>((resolve) => setTimeout(resolve, READY_TIMEOUT_MS, unavailable));
-    const notReady = await Promise.race([probe, timeout]);
-    return notReady === null ? c.json({ status: 'ready' }, 200) : c.json({ message: notReady, code: 'not_ready' }, 503);
+    const behind = await Promise.race([probe, timeout]);
+    return behind === null ? c.json({ status: 'ready' }, 200) : notReady(behind);
   });

@@ -81,7 +81,7 @@ const correct = createRoute({
   responses: {
     201: jsonResponse('The customer and the ledger entry.', one(PointsCorrection)),
     ...pickErrors(400, 401, 402, 403, 404, 413),
-    ...refusals(422, { insufficient_points: 'The correction would take the customer\'s points below zero (on `delta`).' }),
+    ...refusals(422, { insufficient_points: { on: 'delta', meaning: 'The correction would take the customer\'s points below zero.' } }),
   },
 });
 

@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { CardNo, CustomerRecord, TierRef } from '../customers/schemas.ts';
 import { CARD_PRINT, CORRECT_POINTS, LOYALTY_REPORT, POINTS_CORRECTION, POINTS_ENTRY, REGISTER_CARD, REPLACE_TIERS, TIER } from './examples.ts';
-import { decimal, IsoDate, ListQuery, requiredText, Timestamp, TO_NOT_BEFORE_FROM, toNotBeforeFrom, Uuid } from '../schemas.ts';
+import { businessDate, decimal, ListQuery, nullableRef, requiredText, Timestamp, TO_NOT_BEFORE_FROM, toNotBeforeFrom, Uuid } from '../schemas.ts';
 
 export const RegisterCardBody = z
   .object({
@@ -18,7 +18,7 @@ export const CardPrint = z
     customer_name: z.string(),
     card_no: z.string(),
     points: z.number().int(),
-    tier: TierRef.nullable(),
+    tier: nullableRef(TierRef, 'Null when the customer holds no tier: the shop has none, or the points earned over the last 12 months reach no tier\'s `min_points`.'),
     barcode: z.object({
       format: z.literal('code128'),
       svg: z.string().nullable().openapi({ description: 'Self-contained SVG; null when the card number has characters outside printable ASCII.' }),
@@ -105,8 +105,8 @@ export const ReplaceTiersBody = z
 
 export const ReportQuery = z
   .object({
-    from: IsoDate.optional().openapi({ param: { name: 'from', in: 'query' }, description: 'First day (shop time); default 30 days ago.' }),
-    to: IsoDate.optional().openapi({ param: { name: 'to', in: 'query' }, description: 'Last day, on or after from; default today.' }),
+    from: businessDate('First day (shop time); default 30 days ago.').optional().openapi({ param: { name: 'from', in: 'query' } }),
+    to: businessDate('Last day, on or after from; default today.').optional().openapi({ param: { name: 'to', in: 'query' } }),
   })
   .refine(toNotBeforeFrom, TO_NOT_BEFORE_FROM());
 

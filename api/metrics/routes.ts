@@ -1,7 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { errors } from '../errors.ts';
 import { newRouter } from '../router.ts';
-import { ErrorBody } from '../schemas.ts';
+import { refusals } from '../schemas.ts';
 import { carriesMetricsToken } from './token.ts';
 
 const EXAMPLE = [
@@ -26,8 +26,8 @@ const metrics = createRoute({
   security: [{ metricsToken: [] }],
   responses: {
     200: { description: 'The metrics (Prometheus text exposition format 0.0.4).', content: { 'text/plain': { schema: z.string(), example: EXAMPLE } } },
-    401: { description: 'No or another token than `METRICS_TOKEN` (`unauthenticated`).', content: { 'application/json': { schema: ErrorBody } } },
-    404: { description: 'The service has no `METRICS_TOKEN`: no metrics are served (`not_found`, as any unknown path).', content: { 'application/json': { schema: ErrorBody } } },
+    ...refusals(401, { unauthenticated: 'No token, or another token than `METRICS_TOKEN`.' }),
+    ...refusals(404, { not_found: 'The service has no `METRICS_TOKEN`: no metrics are served, as on any unknown path.' }),
   },
 });
 

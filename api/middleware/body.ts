@@ -9,13 +9,29 @@ export const SYNC_PUSH_BODY_LIMIT = 8 * MiB;
 
 const limitFor = (path: string) => (path.endsWith('/sync/push') ? SYNC_PUSH_BODY_LIMIT : BODY_LIMIT);
 
+/** `application/json` and its `+json` kinds, as the routes' validators read them. */
+const JSON_TYPE = /^application\/([a-z-.]+\+)?json\s*(;|$)/i;
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** JSON is UTF-8 (RFC 8259): a body that is not would be decoded with U+FFFD for each bad byte, and stored so. */
+function isUtf8(bytes: Uint8Array): boolean {
+  try {
+    strictUtf8.decode(bytes);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Reads the whole request body before anything else runs, within its size limit (413 past it, from
  * the declared length or while reading). A client that trickles its body therefore holds a socket,
  * never a database connection (the HTTP server's request timeout bounds how long), and every answer,
  * a 401 or a 403 included, is given with the body consumed, so a kept-alive connection stays usable.
- * A body that ends early (the client gave up) is a 400 `malformed_json`; a body that is not JSON is
- * a 415 `unsupported_media_type` (the route's validator), unless it is empty.
+ * A body that ends early (the client gave up), or a JSON body that is not UTF-8, is a 400
+ * `malformed_json`; a body that is not JSON is a 415 `unsupported_media_type` (the route's validator),
+ * unless it is empty.
  */
 export const readBodyFirst: MiddlewareHandler<AppEnv> = async (c, next) => {
   const body = c.req.raw.body;
@@ -46,7 +62,9 @@ export const readBodyFirst: MiddlewareHandler<AppEnv> = async (c, next) => {
     headers.delete('content-type');
     c.req.raw = new Request(url, { method, headers, signal });
   } else {
-    c.req.raw = new Request(c.req.raw, { body: Buffer.concat(chunks, size) });
+    const bytes = Buffer.concat(chunks, size);
+    if (JSON_TYPE.test(c.req.header('content-type') ?? '') && !isUtf8(bytes)) throw errors.malformedJson();
+    c.req.raw = new Request(c.req.raw, { body: bytes });
   }
   await next();
 };

@@ -14,7 +14,7 @@ import {
   UPDATE_VARIANT,
   VARIANT,
 } from './examples.ts';
-import { ListQuery, NonNegativeQuantity, QueryBoolean, requiredText, Text, TEXT_PATTERNS, Timestamp, Uuid, UnitMoney, VatRate } from '../schemas.ts';
+import { ListQuery, NonNegativeQuantity, nullableRef, QueryBoolean, requiredText, Text, TEXT_PATTERNS, Timestamp, Uuid, UnitMoney, VatRate } from '../schemas.ts';
 
 export const Unit = z.enum(['piece', 'kg', 'g', 'l', 'ml', 'm']);
 
@@ -85,7 +85,7 @@ export const ProductRecord = z
 export type ProductRecord = z.infer<typeof ProductRecord>;
 
 export const ProductListItem = ProductRecord.extend({
-  matched_variant: VariantRecord.nullable().openapi({ description: 'The variant whose SKU or barcode equals `q` (a scan), else null.' }),
+  matched_variant: nullableRef(VariantRecord, 'The variant whose SKU or barcode equals `q` (a scan), else null.'),
 }).openapi('ProductListItem', { example: PRODUCT_LIST_ITEM });
 
 export const ProductDetail = ProductRecord.extend({

@@ -1,10 +1,11 @@
 import { z } from '@hono/zod-openapi';
 import { CREATE_PROMOTION, PREVIEW, PREVIEW_REQUEST, PROMOTION, UPDATE_PROMOTION } from './examples.ts';
-import { decimal, IsoDateTime, ListQuery, Money, NonNegativeQuantity, PositiveQuantity, QueryBoolean, requiredText, Text, Timestamp, UnitMoney, Uuid } from '../schemas.ts';
+import { businessDateTime, decimal, ListQuery, Money, NonNegativeQuantity, PositiveQuantity, QueryBoolean, requiredText, Text, Timestamp, UnitMoney, Uuid } from '../schemas.ts';
 
 export const PromotionKind = z.enum(['percent', 'amount_xaf', 'buy_x_get_y', 'price_xaf']);
 
-const Time = Text.regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'Must be a time as HH:MM.').openapi({ pattern: '^([01]\\d|2[0-3]):[0-5]\\d$' });
+const TIME = /^([01][0-9]|2[0-3]):[0-5][0-9]$/;
+const Time = Text.regex(TIME, 'Must be a time as HH:MM.').openapi({ pattern: TIME.source });
 
 export const PromotionRecord = z
   .object({
@@ -43,8 +44,8 @@ export const PromotionFields = z.object({
   variant_ids: z.array(Uuid).max(500).optional(),
   min_quantity: NonNegativeQuantity.optional().openapi({ description: 'A line needs at least this quantity (buy_x_get_y: the X bought).' }),
   min_total_xaf: Money.optional().openapi({ description: 'The basket needs at least this total.' }),
-  starts_at: IsoDateTime.nullable().optional(),
-  ends_at: IsoDateTime.nullable().optional(),
+  starts_at: businessDateTime('When the promotion starts; null: no start.').nullable().optional(),
+  ends_at: businessDateTime('When it ends; null: no end.').nullable().optional(),
   days_of_week: z.array(z.number().int().min(1).max(7)).min(1).max(7).nullable().optional().openapi({ description: 'ISO days, Monday = 1; null: every day.' }),
   starts_time: Time.nullable().optional().openapi({ description: 'Daily window in the shop\'s time zone (with ends_time).' }),
   ends_time: Time.nullable().optional(),
@@ -71,29 +72,33 @@ export function promotionProblems(p: PromotionFields): Record<string, string[]> 
   return problems;
 }
 
-const kindIs = (kind: PromotionFields['kind']) => ({ type: 'object', properties: { kind: { const: kind } } });
-const value = (rule: object) => ({ type: 'object', properties: { value: rule } });
-const given = (key: string) => ({ type: 'object', properties: { [key]: { type: 'string' } }, required: [key] });
+/** An object holding these properties, `required` of them present (all by default). */
+const holding = (properties: Record<string, object>, required = Object.keys(properties)) => ({ type: 'object', properties, ...(required.length ? { required } : {}) });
+
+/** What every kind but percent needs: a product, a category or a variant named (`items: {}`: each is the UUID the property itself states). */
+const TARGETED = {
+  anyOf: (['product_ids', 'category_ids', 'variant_ids'] as const).map((key) => holding({ [key]: { type: 'array', items: {}, minItems: 1 } })),
+};
 
 /**
  * The rules of `promotionProblems` that JSON Schema can state, for the document of a new promotion
  * (a PUT is checked after its merge with the stored promotion, so its body alone cannot carry them).
- * Not stated: ends_at after starts_at, ends_time unlike starts_time.
+ * Not stated: ends_at after starts_at, ends_time unlike starts_time. Written as choices, never as
+ * if/then, so that a generated client types them: one branch per `kind` (its `value`, buy_x_get_y's
+ * `min_quantity`, the targets the kinds but percent need), and the daily window given whole or not at all.
+ * Each choice is a branch of `allOf` of its own: a generator reads an `anyOf` beside `properties` as a union with them.
  */
 const PROMOTION_RULES = [
-  { if: kindIs('percent'), then: value({ type: 'number', exclusiveMinimum: 0, maximum: 100 }) },
-  { if: kindIs('amount_xaf'), then: value({ type: 'integer', minimum: 1 }) },
-  { if: kindIs('price_xaf'), then: value({ type: 'integer' }) },
   {
-    if: kindIs('buy_x_get_y'),
-    then: { type: 'object', properties: { value: { type: 'integer', minimum: 1 }, min_quantity: { type: 'integer', minimum: 1 } }, required: ['min_quantity'] },
+    oneOf: [
+      holding({ kind: { const: 'percent' }, value: { type: 'number', exclusiveMinimum: 0, maximum: 100 } }),
+      { ...holding({ kind: { const: 'amount_xaf' }, value: { type: 'integer', minimum: 1 } }), allOf: [TARGETED] },
+      { ...holding({ kind: { const: 'buy_x_get_y' }, value: { type: 'integer', minimum: 1 }, min_quantity: { type: 'integer', minimum: 1 } }), allOf: [TARGETED] },
+      { ...holding({ kind: { const: 'price_xaf' }, value: { type: 'integer' } }), allOf: [TARGETED] },
+    ],
   },
-  {
-    if: { type: 'object', properties: { kind: { not: { const: 'percent' } } } },
-    then: { anyOf: (['product_ids', 'category_ids', 'variant_ids'] as const).map((key) => ({ type: 'object', properties: { [key]: { type: 'array', minItems: 1 } }, required: [key] })) },
-  },
-  { if: given('starts_time'), then: given('ends_time') },
-  { if: given('ends_time'), then: given('starts_time') },
+  // Given: a time each (the pattern the properties state, repeated: a string input always says its pattern); else neither.
+  { anyOf: [holding({ starts_time: { type: 'string', pattern: TIME.source }, ends_time: { type: 'string', pattern: TIME.source } }), holding({ starts_time: { type: 'null' }, ends_time: { type: 'null' } }, [])] },
 ];
 
 export const CreatePromotionBody = PromotionFields.openapi('CreatePromotion', { example: CREATE_PROMOTION, ...({ allOf: PROMOTION_RULES } as object) });
@@ -117,7 +122,7 @@ export const PreviewBody = z
       )
       .min(1)
       .max(200),
-    at: IsoDateTime.optional().openapi({ description: 'When the sale happens; default now.' }),
+    at: businessDateTime('When the sale happens; default now.').optional(),
   })
   .openapi('PromotionPreviewRequest', { example: PREVIEW_REQUEST });
 

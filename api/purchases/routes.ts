@@ -49,7 +49,7 @@ const create = createRoute({
     ...pickErrors(400, 401, 402, 403, 413),
     ...refusals(422, {
       validation_failed: 'An input is missing or malformed; or a line names an unknown supplier, product or variant, has neither product, variant nor name, puts untracked goods in a batch, or makes a stock or a total too large to record.',
-      variant_required: 'The product keeps its stock on its variants: the line must name one (`items.N.variant_id`).',
+      variant_required: { on: 'items.0.variant_id', meaning: 'The product keeps its stock on its variants: the line must name one.' },
     }),
   },
 });
@@ -83,7 +83,7 @@ const pay = createRoute({
   responses: {
     201: jsonResponse('The purchase, paid.', one(PurchaseRecord), { data: PAID_PURCHASE }),
     ...pickErrors(400, 401, 402, 403, 404, 413),
-    ...refusals(422, { overpayment: 'The amount is more than what remains to pay (on `amount_xaf`).' }),
+    ...refusals(422, { overpayment: { on: 'amount_xaf', meaning: 'The amount is more than what remains to pay.' } }),
   },
 });
 
@@ -107,8 +107,8 @@ const giveBack = createRoute({
     ...pickErrors(400, 401, 402, 403, 404, 413),
     ...refusals(422, {
       validation_failed: 'An input is missing or malformed, or `items.N.purchase_item_id` is not a line of this purchase.',
-      return_exceeds_received: 'A line returns more than was received less already returned (`items.N.quantity`).',
-      insufficient_stock: 'A line returns more than is on hand, or than its batch holds (`items.N.quantity`).',
+      return_exceeds_received: { on: 'items.0.quantity', meaning: 'A line returns more than was received less already returned.' },
+      insufficient_stock: { on: 'items.0.quantity', meaning: 'A line returns more than is on hand, or than its batch holds.' },
     }),
   },
 });

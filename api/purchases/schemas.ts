@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { PaymentMethod } from '../credit/schemas.ts';
 import { CREATE_PURCHASE, PAID_PURCHASE, PAY_PURCHASE, PAYABLE_LINE, PAYABLES, PURCHASE, PURCHASE_RETURN, RETURNED_PURCHASE } from './examples.ts';
-import { IsoDate, ListQuery, Money, optionalText, PositiveQuantity, Text, Timestamp, TO_NOT_BEFORE_FROM, toNotBeforeFrom, UnitMoney, Uuid, VatRate } from '../schemas.ts';
+import { businessDate, IsoDate, ListQuery, Money, optionalText, PositiveQuantity, Text, Timestamp, TO_NOT_BEFORE_FROM, toNotBeforeFrom, UnitMoney, Uuid, VatRate } from '../schemas.ts';
 
 export const PurchaseStatus = z.enum(['unpaid', 'partially_paid', 'paid']);
 
@@ -19,7 +19,7 @@ export const PurchaseItemInput = z
     quantity: PositiveQuantity.openapi({ description: 'More than 0, at most 3 decimals.' }),
     unit_cost_xaf: UnitMoney.openapi({ description: 'Unit cost on the supplier\'s invoice, excluding VAT.' }),
     batch_number: BatchNumber.nullable().optional().openapi({ description: 'With or without expiry_date: the goods go into that batch (made on first receipt).' }),
-    expiry_date: IsoDate.nullable().optional().openapi({ description: 'Calendar date in the shop\'s time zone.' }),
+    expiry_date: businessDate('Calendar date in the shop\'s time zone.').nullable().optional(),
   })
   .openapi('PurchaseItemInput', { example: CREATE_PURCHASE.items[2] });
 

@@ -66,8 +66,8 @@ const create = createRoute({
     ...pickErrors(400, 401, 402, 403, 413),
     ...refusals(422, {
       validation_failed: 'An input is missing or malformed, or names a customer, product or variant the shop does not have.',
-      variant_required: 'The product is sold by variant: the line must name one.',
-      discount_not_allowed: 'A cashier\'s line discount beyond the shop\'s cap.',
+      variant_required: { on: 'items.0.variant_id', meaning: 'The product is sold by variant: the line must name one.' },
+      discount_not_allowed: { on: 'items.0.discount_xaf', meaning: 'A cashier\'s line discount beyond the shop\'s cap.' },
     }),
   },
 });
@@ -104,8 +104,8 @@ const update = createRoute({
     ...refusals(409, { quote_closed: 'The quote is declined, marked expired or converted: it can no longer change.' }),
     ...refusals(422, {
       validation_failed: 'An input is missing or malformed, or names a customer, product or variant the shop does not have.',
-      variant_required: 'The product is sold by variant: the line must name one.',
-      discount_not_allowed: 'A cashier\'s line discount beyond the shop\'s cap.',
+      variant_required: { on: 'items.0.variant_id', meaning: 'The product is sold by variant: the line must name one.' },
+      discount_not_allowed: { on: 'items.0.discount_xaf', meaning: 'A cashier\'s line discount beyond the shop\'s cap.' },
     }),
   },
 });
@@ -171,10 +171,13 @@ const convert = createRoute({
       quote_expired: 'The quote is past its `valid_until`, or marked expired.',
     }),
     ...refusals(422, {
-      insufficient_stock: 'A line asks for more than is on hand and the shop does not allow negative stock.',
-      payment_insufficient: 'The payments do not cover the total and the quote has no customer to take the rest on account.',
-      credit_limit_exceeded: 'The rest on the customer\'s account would pass its credit ceiling.',
-      change_without_cash: 'Payments exceed the total but no cash was given: only cash can be given back.',
+      validation_failed: 'A payment is missing or malformed, or a line of the quote names a product or variant deleted since (`items.N.product_id`, `items.N.variant_id`).',
+      // The quote's own line and customer, which the request does not send: the sale procedure names them so.
+      insufficient_stock: { on: 'items.0.quantity', meaning: 'A line of the quote (`items.N` as the quote lists them) asks for more than is on hand and the shop does not allow negative stock.' },
+      payment_insufficient: { on: 'payments', meaning: 'The payments do not cover the total and the quote has no customer to take the rest on account.' },
+      credit_limit_exceeded: { on: 'customer_id', meaning: 'The rest on the account of the quote\'s customer would pass its credit ceiling.' },
+      change_without_cash: { on: 'payments', meaning: 'Payments exceed the total but no cash was given: only cash can be given back.' },
+      variant_required: { on: 'items.0.variant_id', meaning: 'A line of the quote names a product that was given variants since, and no variant.' },
     }),
   },
 });

@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { PaymentInput, SaleItemInput, SaleRecord, VatLine } from '../sales/schemas.ts';
 import { CONVERT_QUOTE, CONVERTED_QUOTE, CREATE_QUOTE, QUOTE, QUOTE_STATUS, UPDATE_QUOTE } from './examples.ts';
-import { IsoDate, ListQuery, optionalText, Timestamp, TO_NOT_BEFORE_FROM, toNotBeforeFrom, Uuid } from '../schemas.ts';
+import { businessDate, IsoDate, ListQuery, optionalText, Timestamp, TO_NOT_BEFORE_FROM, toNotBeforeFrom, Uuid } from '../schemas.ts';
 
 /** CONTRACT section 8. `expired` is also what a draft or sent quote shows once its `valid_until` has passed. */
 export const QuoteStatus = z.enum(['draft', 'sent', 'declined', 'expired', 'converted']);
@@ -11,11 +11,10 @@ export const SettableQuoteStatus = z.enum(['draft', 'sent', 'declined', 'expired
 /** Quote lines are sale lines (CONTRACT section 8): priced by the sale's own rules. */
 export const QuoteItemInput = SaleItemInput.openapi('QuoteItemInput');
 
-const ValidUntil = IsoDate.openapi({
-  description:
-    'Last day the quote may be accepted, in the shop\'s calendar. Default on create: 30 days from today. A past date is accepted ' +
+const ValidUntil = businessDate(
+  'Last day the quote may be accepted, in the shop\'s calendar. Default on create: 30 days from today. A past date is accepted ' +
     '(a quote given on paper, recorded late) and the quote then shows as `expired`.',
-});
+);
 
 export const CreateQuoteBody = z
   .object({

@@ -25,19 +25,26 @@ const senders: MiddlewareHandler<AppEnv>[] = [authenticate, requireRole('cashier
 const tags = ['Receipts'];
 
 const ReceiptQuery = z.object({
+  // An integer in the document, as `width` in the answer: a query string's `58` is the text "58".
   width: z
     .enum(['58', '80'])
     .default('80')
     .transform((value): PaperWidth => (value === '58' ? 58 : 80))
-    .openapi({ param: { name: 'width', in: 'query' }, description: 'Paper width in mm: 58 prints 32 columns, 80 prints 48. Default 80.' }),
+    .openapi({
+      type: 'integer',
+      enum: [58, 80],
+      default: 80,
+      param: { name: 'width', in: 'query' },
+      description: 'Paper width in mm: 58 prints 32 columns, 80 prints 48. Default 80.',
+    }),
   locale: LocaleQuery,
 });
 
 const EscPosReceipt = z
   .object({
     format: z.literal('escpos'),
-    width: z.union([z.literal(58), z.literal(80)]),
-    columns: z.union([z.literal(32), z.literal(48)]),
+    width: z.union([z.literal(58), z.literal(80)]).openapi({ type: 'integer', enum: [58, 80] }),
+    columns: z.union([z.literal(32), z.literal(48)]).openapi({ type: 'integer', enum: [32, 48] }),
     base64: z.string().openapi({
       description:
         'The bytes to send to the printer as they are: ESC @, code page WPC1252 (ESC t 16, text in Windows-1252), the shop header, lines, totals, ' +
@@ -118,7 +125,7 @@ const emailReceiptRoute = createRoute({
     200: jsonResponse('Already sent to this address within the last minute: nothing queued.', one(EmailReceiptAlreadySent)),
     202: jsonResponse('Queued.', one(EmailReceiptQueued)),
     ...pickErrors(400, 401, 402, 403, 404, 413),
-    ...refusals(422, { email_required: 'No address was given and the sale has no customer with an e-mail (`email`).' }),
+    ...refusals(422, { email_required: { on: 'email', meaning: 'No address was given and the sale has no customer with an e-mail.' } }),
   },
 });
 

@@ -11,6 +11,7 @@ import { newRouter } from '../router.ts';
 import { bearer, jsonResponse, one, pickErrors, TO_NOT_BEFORE_FROM, toNotBeforeFrom, Uuid } from '../schemas.ts';
 import { ANALYTICS, MARGIN, SALES_SUMMARY } from './examples.ts';
 import { period } from './schemas.ts';
+import { MethodAmount, PaidAmount } from './z.ts';
 
 export const readers = [authenticate, requireRole('manager')];
 export const tags = ['Reports'];
@@ -67,10 +68,10 @@ export const SalesSummary = z
         }),
       )
       .openapi({ description: 'Every day of the period up to today, in order, days without sales included (zeros): each its Z\'s figures.' }),
-    payments: z.array(z.object({ method: z.string(), amount_xaf: Xaf })).openapi({
+    payments: z.array(MethodAmount).openapi({
       description: 'Per method, as the Zs: payments net of change, less what refunds and voids gave back; `credit`: put on customers\' accounts.',
     }),
-    settlements: z.array(z.object({ method: z.string(), amount_xaf: Xaf })).openapi({
+    settlements: z.array(PaidAmount).openapi({
       description: 'Per method, as the Zs: what customers paid on their accounts. Money taken in: `payments` without `credit`, plus these.',
     }),
     categories: z
@@ -115,7 +116,7 @@ export const AnalyticsReport = z
     hours: z.array(z.object({ hour: z.number().int(), ...Slot })).openapi({ description: 'The sales made per local hour, 0 to 23, all 24 listed.' }),
     weekdays: z.array(z.object({ weekday: z.number().int(), ...Slot })).openapi({ description: 'Per ISO weekday, 1 Monday to 7 Sunday, all 7 listed.' }),
     payment_mix: z
-      .array(z.object({ method: z.string(), amount_xaf: Xaf, share: z.number().openapi({ description: 'Percent of the money taken, 1 decimal.' }) }))
+      .array(MethodAmount.extend({ share: z.number().openapi({ description: 'Percent of the money taken, 1 decimal.' }) }))
       .openapi({ description: 'Money per method, net of change, refunds and voids, largest first.' }),
   })
   .openapi('AnalyticsReport', { example: ANALYTICS });

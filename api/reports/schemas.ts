@@ -1,12 +1,12 @@
 import { z } from '@hono/zod-openapi';
 import { SaleStatus } from '../sales/schemas.ts';
 import { PRICE_OVERRIDES } from './examples.ts';
-import { IsoDate, ListQuery, Timestamp, TO_NOT_BEFORE_FROM, toNotBeforeFrom, Uuid } from '../schemas.ts';
+import { businessDate, ListQuery, Timestamp, TO_NOT_BEFORE_FROM, toNotBeforeFrom, Uuid } from '../schemas.ts';
 
 /** A period of the shop's calendar (CONTRACT section 9): both days included, `to` on or after `from`; every report's. */
 export const period = {
-  from: IsoDate.openapi({ param: { name: 'from', in: 'query' }, description: 'First day, in the shop\'s time zone (`YYYY-MM-DD`).' }),
-  to: IsoDate.openapi({ param: { name: 'to', in: 'query' }, description: 'Last day, included, in the shop\'s time zone; on or after `from`.' }),
+  from: businessDate('First day, in the shop\'s time zone (`YYYY-MM-DD`).').openapi({ param: { name: 'from', in: 'query' } }),
+  to: businessDate('Last day, included, in the shop\'s time zone; on or after `from`.').openapi({ param: { name: 'to', in: 'query' } }),
 };
 
 export const PriceOverrideQuery = ListQuery.extend(period).refine(toNotBeforeFrom, TO_NOT_BEFORE_FROM());

@@ -6,22 +6,30 @@
  */
 import { createRoute, z } from '@hono/zod-openapi';
 import { newRouter } from '../router.ts';
-import { bearer, IsoDate, jsonResponse, one, pickErrors, Text, TO_NOT_BEFORE_FROM, toNotBeforeFrom } from '../schemas.ts';
+import { bearer, businessDate, BusinessDate, jsonResponse, one, pickErrors, Text, TO_NOT_BEFORE_FROM, toNotBeforeFrom } from '../schemas.ts';
 import { VAT_DECLARATION } from './examples.ts';
 import { MAX_PERIOD_DAYS, readers, tags } from './period.ts';
 
 const Xaf = z.number().int();
 
-/** YYYY-MM, year 0001 to 9999. */
-const MONTH = /^(000[1-9]|00[1-9]\d|0[1-9]\d{2}|[1-9]\d{3})-(0[1-9]|1[0-2])$/;
+/** YYYY-MM, year 0001 to 9999 (digits as `[0-9]`: `\d` is any Unicode digit to Python and Rust, which read the document too). */
+const MONTH = /^(000[1-9]|00[1-9][0-9]|0[1-9][0-9]{2}|[1-9][0-9]{3})-(0[1-9]|1[0-2])$/;
+/** A month declared is a business date: from 2000-01 (BUSINESS_DAY_FROM, api/schemas.ts), as the document's pattern says. */
+const MONTH_FROM_2000 = /^[2-9][0-9]{3}-(0[1-9]|1[0-2])$/;
 
 const VatQuery = z
   .object({
     month: Text.regex(MONTH, 'Must be a month, YYYY-MM.')
+      .refine((month) => month >= '2000-01', { message: 'Must be 2000-01 or later.', when: (payload) => payload.issues.length === 0 })
       .optional()
-      .openapi({ pattern: MONTH.source, param: { name: 'month', in: 'query' }, description: 'The month declared (`YYYY-MM`). Default: the previous month, the one to file.', example: '2026-10' }),
-    from: IsoDate.optional().openapi({ param: { name: 'from', in: 'query' }, description: 'Instead of `month`: first day (with `to`).' }),
-    to: IsoDate.optional().openapi({ param: { name: 'to', in: 'query' }, description: 'Instead of `month`: last day, included (with `from`).' }),
+      .openapi({
+        pattern: MONTH_FROM_2000.source,
+        param: { name: 'month', in: 'query' },
+        description: 'The month declared (`YYYY-MM`), 2000-01 or later (an earlier one is a 422). Default: the previous month, the one to file.',
+        example: '2026-10',
+      }),
+    from: businessDate('Instead of `month`: first day (with `to`).').optional().openapi({ param: { name: 'from', in: 'query' } }),
+    to: businessDate('Instead of `month`: last day, included (with `from`).').optional().openapi({ param: { name: 'to', in: 'query' } }),
   })
   .superRefine((q, ctx) => {
     if (q.month !== undefined && (q.from !== undefined || q.to !== undefined)) {
@@ -30,7 +38,7 @@ const VatQuery = z
       ctx.addIssue({ code: 'custom', path: ['to'], message: 'Required with from.' });
     } else if (q.to !== undefined && q.from === undefined) {
       ctx.addIssue({ code: 'custom', path: ['from'], message: 'Required with to.' });
-    } else if (!toNotBeforeFrom(q)) {
+    } else if (BusinessDate.safeParse(q.from).success && BusinessDate.safeParse(q.to).success && !toNotBeforeFrom(q)) {
       ctx.addIssue({ code: 'custom', ...TO_NOT_BEFORE_FROM() });
     }
   });

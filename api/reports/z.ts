@@ -8,13 +8,28 @@ import type { Tx } from '../db.ts';
 import { invalidField } from '../errors.ts';
 import { authenticate, requireRole } from '../middleware/auth.ts';
 import { newRouter } from '../router.ts';
-import { bearer, IsoDate, jsonResponse, one, pickErrors, Uuid } from '../schemas.ts';
+import { bearer, businessDate, jsonResponse, one, pickErrors, Uuid } from '../schemas.ts';
+import { PaymentMethod } from '../credit/schemas.ts';
+import { SaleMethod } from '../sales/schemas.ts';
 import { Z_REPORT } from './examples.ts';
 
 const readers = [authenticate, requireRole('manager')];
 
 const Count = z.object({ count: z.number().int(), total_xaf: z.number().int() });
 const CountVat = Count.extend({ vat_xaf: z.number().int() });
+
+/** An amount per method a sale is paid with, `credit` (on a customer's account) included. */
+export const MethodAmount = z.object({ method: SaleMethod, amount_xaf: z.number().int() });
+/** An amount per method money is paid with (a customer's payment on its account, an expense): no `credit`. */
+export const PaidAmount = z.object({ method: PaymentMethod, amount_xaf: z.number().int() });
+
+/**
+ * Not every method: the Z lists those some expense of the day used (db/functions/reports/z_report.sql),
+ * and a sealed Z is answered as it was stored, never rewritten.
+ */
+const ExpensesPerMethod = z
+  .object(Object.fromEntries(PaymentMethod.options.map((method) => [method, z.number().int().optional()])) as Record<z.infer<typeof PaymentMethod>, z.ZodOptional<z.ZodNumber>>)
+  .openapi({ description: 'Per method the expenses were paid with: only the methods used that day (an absent method is 0), as the sealed Z stores them.' });
 
 export const ZReport = z
   .object({
@@ -37,16 +52,16 @@ export const ZReport = z
     vat_xaf: z.number().int().openapi({ description: 'VAT collected net of voids and refunds: what the journal credits 4431 for the day.' }),
     net_xaf: z.number().int().openapi({ description: 'Net excluding VAT: what the journal credits 701 (sales) for the day.' }),
     vat_per_rate: z.array(z.object({ rate: z.number(), base_xaf: z.number().int(), vat_xaf: z.number().int(), total_xaf: z.number().int() })),
-    payments: z.array(z.object({ method: z.string(), amount_xaf: z.number().int() })).openapi({
+    payments: z.array(MethodAmount).openapi({
       description: 'Per method: the day\'s sales\' payments net of change, less what the day\'s refunds and voids gave back. `credit`: put on customers\' accounts.',
     }),
-    settlements: z.array(z.object({ method: z.string(), amount_xaf: z.number().int() })).openapi({
+    settlements: z.array(PaidAmount).openapi({
       description:
         'Per method: what customers paid on their accounts this day (POST /customers/{id}/payments). Money taken in per method is `payments` ' +
         'without `credit` (sold on the accounts, not money) plus `settlements`; `payments` already nets refunds and voids.',
     }),
     cash_movements: z.object({ count: z.number().int(), in_xaf: z.number().int(), out_xaf: z.number().int() }),
-    expenses: z.object({ count: z.number().int(), total_xaf: z.number().int(), per_method: z.record(z.string(), z.number().int()) }),
+    expenses: z.object({ count: z.number().int(), total_xaf: z.number().int(), per_method: ExpensesPerMethod }),
     cashiers: z.array(z.object({ user_id: Uuid.nullable(), name: z.string().nullable(), sales_count: z.number().int(), total_xaf: z.number().int() })),
     grand_total_xaf: z.number().int().openapi({ description: 'Cumulative net_total_xaf of every Z of the shop up to and including this day.' }),
   })
@@ -54,7 +69,7 @@ export const ZReport = z
 export type ZReport = z.infer<typeof ZReport>;
 
 const ZQuery = z.object({
-  date: IsoDate.optional().openapi({ param: { name: 'date', in: 'query' }, description: 'The business day (`YYYY-MM-DD`, shop time zone); default today. Not after today.' }),
+  date: businessDate('The business day (`YYYY-MM-DD`, shop time zone); default today. Not after today.').optional().openapi({ param: { name: 'date', in: 'query' } }),
 });
 
 const zRoute = createRoute({
@@ -86,11 +101,14 @@ export async function zReportOf(tx: Tx, date: string | undefined): Promise<ZRepo
 
 export const zReportRoutes = newRouter().openapi(zRoute, async (c) => c.json({ data: await zReportOf(c.var.tx, c.req.valid('query').date) }, 200));
 
+/** Amounts per method, as a Z or a stored Z (worker/tasks/report__email_z.ts) lists them. */
+type Amounts = readonly { method: string; amount_xaf: number }[];
+
 /**
  * Money taken in per method (CONTRACT section 12): the day's payments (refunds and voids netted) less
  * what was sold on the customers' accounts, plus what they paid on them. Methods in the Z's order.
  */
-export function moneyTakenIn(z: Pick<ZReport, 'payments' | 'settlements'>): { method: string; amount_xaf: number }[] {
+export function moneyTakenIn(z: { payments: Amounts; settlements: Amounts }): { method: string; amount_xaf: number }[] {
   const taken = new Map<string, number>();
   for (const { method, amount_xaf } of [...z.payments, ...z.settlements]) {
     if (method !== 'credit') taken.set(method, (taken.get(method) ?? 0) + amount_xaf);

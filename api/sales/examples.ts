@@ -181,6 +181,7 @@ export const SALE = example({
   created_at: '2026-11-21T09:14:32.000Z',
   recorded_at: '2026-11-21T09:14:32.000Z',
   updated_at: '2026-11-21T09:14:32.000Z',
+  till_created_at: null,
 });
 
 export const REFUND = example({

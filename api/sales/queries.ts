@@ -22,17 +22,20 @@ export function requestHash(body: unknown): string {
  */
 export async function recordSale(
   tx: Tx,
-  sale: CreateSaleBody & { id: string; created_at?: string },
+  sale: CreateSaleBody & { id: string; created_at?: string | undefined; till_created_at?: string | null },
   offline = false,
 ): Promise<{ id: string; replayed: boolean }> {
   const [row] = await tx<{ result: { id: string; replayed: boolean } }[]>`select sale_record(${tx.json(salePayload(sale))}, ${offline}) as result`;
   return row!.result;
 }
 
-/** What the procedures take: the body, its fingerprint (replays are recognised by it) and created_at. */
-function salePayload(sale: CreateSaleBody & { id: string; created_at?: string }) {
-  const { created_at, ...body } = sale;
-  return { ...body, created_at: created_at ?? null, request_hash: requestHash(body) };
+/**
+ * What the procedures take: the body, its fingerprint (replays are recognised by it), created_at and,
+ * for an offline sale recorded at the server's time, the till's (till_created_at, api/sync/push.ts).
+ */
+function salePayload(sale: CreateSaleBody & { id: string; created_at?: string | undefined; till_created_at?: string | null }) {
+  const { created_at, till_created_at, ...body } = sale;
+  return { ...body, created_at: created_at ?? null, till_created_at: till_created_at ?? null, request_hash: requestHash(body) };
 }
 
 /**

@@ -50,14 +50,14 @@ const create = createRoute({
     ...refusals(409, { idempotency_conflict: 'This sale id, or this Idempotency-Key, was already used with another body.' }),
     ...refusals(422, {
       validation_failed: 'An input is missing or malformed, or names a record (customer, device, product, variant) the shop does not have.',
-      insufficient_stock: 'A line asks for more than is on hand (`items.N.quantity`) and the shop does not allow negative stock.',
-      payment_insufficient: 'The payments do not cover the total and no customer takes the rest on account.',
-      credit_limit_exceeded: 'The rest on the customer\'s account would pass its credit ceiling.',
-      change_without_cash: 'Payments exceed the total but no cash was given: only cash can be given back.',
-      redeem_exceeds_total: 'The redeemed points are worth more than the sale.',
-      insufficient_points: 'The customer holds fewer points than `redeem_points`.',
-      variant_required: 'The product is sold by variant: the line must name one.',
-      discount_not_allowed: 'A cashier\'s line discount beyond the shop\'s cap.',
+      insufficient_stock: { on: 'items.0.quantity', meaning: 'A line asks for more than is on hand and the shop does not allow negative stock.' },
+      payment_insufficient: { on: 'payments', meaning: 'The payments do not cover the total and no customer takes the rest on account.' },
+      credit_limit_exceeded: { on: 'customer_id', meaning: 'The rest on the customer\'s account would pass its credit ceiling.' },
+      change_without_cash: { on: 'payments', meaning: 'Payments exceed the total but no cash was given: only cash can be given back.' },
+      redeem_exceeds_total: { on: 'redeem_points', meaning: 'The redeemed points are worth more than the sale.' },
+      insufficient_points: { on: 'redeem_points', meaning: 'The customer holds fewer points than `redeem_points`.' },
+      variant_required: { on: 'items.0.variant_id', meaning: 'The product is sold by variant: the line must name one.' },
+      discount_not_allowed: { on: 'items.0.discount_xaf', meaning: 'A cashier\'s line discount beyond the shop\'s cap.' },
     }),
   },
 });
@@ -139,7 +139,7 @@ const refund = createRoute({
     }),
     ...refusals(422, {
       validation_failed: 'An input is missing or malformed, a line is not part of this sale, or `credit` is asked for more than the sale still owes on the customer\'s account.',
-      refund_exceeds_sold: 'A line asks back more than was sold less what was already refunded (`items.N.quantity`).',
+      refund_exceeds_sold: { on: 'items.0.quantity', meaning: 'A line asks back more than was sold less what was already refunded.' },
     }),
   },
 });

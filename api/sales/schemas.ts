@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { ATTRIBUTE_LOYALTY, CREATE_SALE, REFUND, REFUND_SALE, SALE, VOID_SALE } from './examples.ts';
-import { IsoDate, ListQuery, Money, optionalText, PositiveQuantity, requiredText, Timestamp, TO_NOT_BEFORE_FROM, toNotBeforeFrom, UnitMoney, Uuid, VatRate } from '../schemas.ts';
+import { IsoDate, ListQuery, Money, optionalText, PositiveQuantity, requiredText, Timestamp, TillCreatedAt, TO_NOT_BEFORE_FROM, toNotBeforeFrom, UnitMoney, Uuid, VatRate } from '../schemas.ts';
 
 export const SaleStatus = z.enum(['completed', 'voided', 'partially_refunded', 'refunded']);
 export const SaleMethod = z.enum(['cash', 'carrier1_momo', 'carrier2_money', 'card', 'bank', 'credit']);
@@ -85,9 +85,12 @@ export const SaleRecord = z
     quote_id: Uuid.nullable().openapi({ description: 'The quote this sale was converted from (POST /quotes/{quote_id}/convert).' }),
     void_reason: z.string().nullable(),
     voided_at: Timestamp.nullable(),
-    created_at: Timestamp.openapi({ description: 'When the sale happened (an offline sale keeps its own time).' }),
+    created_at: Timestamp.openapi({
+      description: 'When the sale happened: an offline sale keeps its till\'s time, unless that clock was plainly wrong (then see `till_created_at`).',
+    }),
     recorded_at: Timestamp,
     updated_at: Timestamp,
+    till_created_at: TillCreatedAt,
   })
   .openapi('Sale', { example: SALE });
 export type SaleRecord = z.infer<typeof SaleRecord>;

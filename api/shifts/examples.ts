@@ -76,4 +76,5 @@ export const CASH_MOVEMENT = example({
   ...CASH_MOVEMENT_INPUT,
   created_at: '2026-11-21T11:40:05.412Z',
   updated_at: '2026-11-21T11:40:05.412Z',
+  till_created_at: null,
 });

@@ -87,12 +87,12 @@ export async function listShifts(
  */
 export async function recordCashMovement(
   tx: Tx,
-  movement: { direction: 'in' | 'out'; amount_xaf: number; reason: string; id?: string; created_at?: string | undefined },
+  movement: { direction: 'in' | 'out'; amount_xaf: number; reason: string; id?: string; created_at?: string | undefined; till_created_at?: string | null },
 ): Promise<CashMovementRecord> {
-  const [row] = await tx<{ id: string; shift_id: string; user_id: string | null; direction: 'in' | 'out'; amount_xaf: number; reason: string; created_at: Date }[]>`
-    select id, shift_id, user_id, direction, amount_xaf, reason, created_at
+  const [row] = await tx<{ id: string; shift_id: string; user_id: string | null; direction: 'in' | 'out'; amount_xaf: number; reason: string; created_at: Date; till_created_at: Date | null }[]>`
+    select id, shift_id, user_id, direction, amount_xaf, reason, created_at, till_created_at
       from cash_movement_record(${movement.direction}, ${movement.amount_xaf}, ${movement.reason},
-                                ${movement.id ?? null}::uuid, ${movement.created_at ?? null}::timestamptz)`;
+                                ${movement.id ?? null}::uuid, ${movement.created_at ?? null}::timestamptz, ${movement.till_created_at ?? null}::timestamptz)`;
   const created = row!.created_at.toISOString();
-  return { ...row!, created_at: created, updated_at: created };
+  return { ...row!, created_at: created, updated_at: created, till_created_at: row!.till_created_at?.toISOString() ?? null };
 }

@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { CASH_MOVEMENT, CASH_MOVEMENT_INPUT, CLOSE_SHIFT, CURRENT_SHIFT, OPEN_SHIFT, SHIFT } from './examples.ts';
-import { IsoDate, ListQuery, Money, optionalText, requiredText, Timestamp, TO_NOT_BEFORE_FROM, toNotBeforeFrom, Uuid } from '../schemas.ts';
+import { IsoDate, ListQuery, Money, optionalText, requiredText, Timestamp, TillCreatedAt, TO_NOT_BEFORE_FROM, toNotBeforeFrom, Uuid } from '../schemas.ts';
 
 /**
  * The methods a drawer is counted by, in the order `counted_by_method` lists its counts. The order is
@@ -57,6 +57,7 @@ export const CashMovementRecord = z
     reason: z.string(),
     created_at: Timestamp,
     updated_at: Timestamp.openapi({ description: 'A movement is never changed: always its created_at.' }),
+    till_created_at: TillCreatedAt,
   })
   .openapi('CashMovement', { example: CASH_MOVEMENT });
 export type CashMovementRecord = z.infer<typeof CashMovementRecord>;

@@ -8,7 +8,7 @@ import { authenticate, requireActiveSubscription, requireRole } from '../middlew
 import { findProduct, listProducts, productEverExisted, toProductRecord } from '../products/queries.ts';
 import { ProductRecord } from '../products/schemas.ts';
 import { newRouter } from '../router.ts';
-import { bearer, jsonBody, jsonResponse, ListQuery, many, one, pickErrors, refusals, Text, Uuid } from '../schemas.ts';
+import { bearer, jsonBody, jsonResponse, ListQuery, many, nullableRef, one, pickErrors, refusals, Text, Uuid } from '../schemas.ts';
 import { ADJUSTED, CANCELLED_STOCKTAKE, COMMITTED_STOCKTAKE, LOW_STOCK, OPENED_STOCKTAKE } from './examples.ts';
 import {
   adjustStock,
@@ -59,12 +59,12 @@ const adjust = createRoute({
   middleware: writers,
   request: { params: ProductParam, body: jsonBody(AdjustBody) },
   responses: {
-    200: jsonResponse('The product after the adjustment, and the movement written.', one(z.object({ product: ProductRecord, movement: MovementRecord.nullable() })), { data: ADJUSTED }),
+    200: jsonResponse('The product after the adjustment, and the movement written.', one(z.object({ product: ProductRecord, movement: nullableRef(MovementRecord, 'The adjustment written; null when the count equals the stock (nothing recorded).') })), { data: ADJUSTED }),
     ...pickErrors(400, 401, 402, 403, 404, 413),
     ...refusals(422, {
       validation_failed: 'An input is missing or malformed, or `variant_id` names a variant of another product.',
-      product_not_tracked: 'The product does not track stock.',
-      variant_required: 'The product keeps its stock on its variants: `variant_id` must name one.',
+      product_not_tracked: { on: 'product_id', meaning: 'The product does not track stock.' },
+      variant_required: { on: 'variant_id', meaning: 'The product keeps its stock on its variants: `variant_id` must name one.' },
     }),
   },
 });

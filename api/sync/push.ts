@@ -5,6 +5,7 @@ import type { CustomerRecord, UpdateCustomerBody } from '../customers/schemas.ts
 import type { Sql, Tx } from '../db.ts';
 import type { Role } from '../env.ts';
 import { AppError, errorBody, errors, fromZodError, invalidField, toAppError } from '../errors.ts';
+import { BUSINESS_DAY_FROM } from '../schemas.ts';
 import type { Locale } from '../lib/locale.ts';
 import { localise } from '../lib/messages.ts';
 import { recordExpense } from '../expenses/queries.ts';
@@ -12,6 +13,7 @@ import { recordSale } from '../sales/queries.ts';
 import { roleAtLeast } from '../middleware/auth.ts';
 import { inTenant } from '../middleware/tenancy.ts';
 import { recordCashMovement } from '../shifts/queries.ts';
+import { listClockCorrection } from './clock-corrections.ts';
 import {
   PushedCashMovement,
   PushedCustomer,
@@ -34,9 +36,13 @@ export interface Pusher {
   requestId: string;
 }
 
-/** An offline record's time: the till's clock may run 5 minutes fast; a record older than 90 days is refused. */
-const MAX_SKEW_MS = 5 * 60 * 1000;
-const MAX_AGE_MS = 90 * 24 * 60 * 60 * 1000;
+/**
+ * CONTRACT section 4: a till's clock is plainly wrong before 2000 or more than a day ahead of the
+ * server (a dead clock battery, a clock set to the wrong year). Short of that, an offline record keeps its time,
+ * however old: a day already sealed is never rewritten (the record goes into the next Z, z_reported_on).
+ */
+const CLOCK_FLOOR_MS = Date.parse(`${BUSINESS_DAY_FROM}T00:00:00Z`);
+const CLOCK_AHEAD_MS = 24 * 60 * 60 * 1000;
 
 /** A customer update made on an older version than the server's: refused with the server's record, to reconcile. */
 class Stale extends Error {
@@ -45,11 +51,16 @@ class Stale extends Error {
   }
 }
 
-function checkHappenedAt(at: string | undefined): void {
-  if (at === undefined) return;
+/**
+ * When a pushed record is recorded as having happened: its `created_at`, unless the till's clock is
+ * plainly wrong; then at the time the server receives it (`created_at` left to the procedures' now())
+ * and the till's time kept as `till_created_at`. Never a refusal: the record happened.
+ */
+function happenedAt(at: string | undefined): { created_at: string | undefined; till_created_at: string | null } {
+  if (at === undefined) return { created_at: undefined, till_created_at: null };
   const time = Date.parse(at);
-  if (time > Date.now() + MAX_SKEW_MS) throw invalidField('created_at', 'Cannot be more than 5 minutes in the future.');
-  if (time < Date.now() - MAX_AGE_MS) throw invalidField('created_at', 'Cannot be more than 90 days old.');
+  if (time >= CLOCK_FLOOR_MS && time <= Date.now() + CLOCK_AHEAD_MS) return { created_at: at, till_created_at: null };
+  return { created_at: undefined, till_created_at: at };
 }
 
 function parse<T extends z.ZodType>(schema: T, record: unknown): z.infer<T> {
@@ -99,11 +110,12 @@ async function held(tx: Tx, table: 'customers' | 'expenses' | 'cash_movements', 
   return row!.known;
 }
 
-type Outcome = Omit<PushResult, 'entity' | 'id'>;
+/** A record's result before its entity and id are added, with its kind's own fields (a sale's `receipt_no`). */
+type Outcome = PushResult extends infer R ? (R extends unknown ? Omit<R, 'entity' | 'id'> : never) : never;
 
 async function applySale(tx: Tx, pusher: Pusher, raw: unknown): Promise<Outcome> {
-  const { user_id, created_at, ...sale } = parse(PushedSale, raw);
-  checkHappenedAt(created_at);
+  const { user_id, created_at: tillTime, ...sale } = parse(PushedSale, raw);
+  const { created_at, till_created_at } = happenedAt(tillTime);
   await lockId(tx, 'sale', sale.id);
   // Idempotent by the till's id: a sale already here is this sale, whatever the retry carries.
   const receiptNo = async () => (await tx<{ receipt_no: number }[]>`select receipt_no from sales where id = ${sale.id}`)[0]?.receipt_no;
@@ -113,19 +125,22 @@ async function applySale(tx: Tx, pusher: Pusher, raw: unknown): Promise<Outcome>
   // What the till sold may have been deleted or given variants since: sale_offline_lines keeps the sale.
   const [prepared] = await tx<{ sale: typeof sale }[]>`select sale_offline_lines(${tx.json(sale as never)}) as sale`;
   // Under the lock, the id is new here: sale_record records it (or refuses an id another shop holds).
-  await recordSale(tx, { ...prepared!.sale, device_id: pusher.deviceId ?? sale.device_id ?? null, created_at }, true);
+  const deviceId = pusher.deviceId ?? sale.device_id ?? null;
+  await recordSale(tx, { ...prepared!.sale, device_id: deviceId, created_at, till_created_at }, true);
+  if (till_created_at) await listClockCorrection(tx, { entity: 'sales', record_id: sale.id, device_id: deviceId, user_id: user_id ?? pusher.userId, till_created_at });
   return { status: 'applied', receipt_no: (await receiptNo())! };
 }
 
 const CUSTOMER_FIELDS = ['name', 'phone', 'email', 'note', 'credit_ceiling_xaf', 'card_no'] as const;
 
 async function applyCustomer(tx: Tx, pusher: Pusher, raw: unknown): Promise<Outcome> {
-  const { id, updated_at, created_at, ...fields } = parse(PushedCustomer, raw);
-  checkHappenedAt(created_at);
+  const { id, updated_at, created_at: tillTime, ...fields } = parse(PushedCustomer, raw);
   const role = await actAs(tx, pusher, null);
   if (!(await held(tx, 'customers', id))) {
     if ((fields.credit_ceiling_xaf ?? 0) > 0 && !roleAtLeast(role, 'manager')) throw errors.forbidden();
-    await createCustomer(tx, { ...fields, id });
+    const { created_at, till_created_at } = happenedAt(tillTime);
+    await createCustomer(tx, { ...fields, id, created_at, till_created_at });
+    if (till_created_at) await listClockCorrection(tx, { entity: 'customers', record_id: id, device_id: pusher.deviceId, user_id: pusher.userId, till_created_at });
     return { status: 'applied' };
   }
   const server = await lockCustomer(tx, id);
@@ -153,11 +168,12 @@ async function applyExpense(tx: Tx, pusher: Pusher, raw: unknown): Promise<Outco
 }
 
 async function applyCashMovement(tx: Tx, pusher: Pusher, raw: unknown): Promise<Outcome> {
-  const { id, user_id, created_at, ...movement } = parse(PushedCashMovement, raw);
-  checkHappenedAt(created_at);
+  const { id, user_id, created_at: tillTime, ...movement } = parse(PushedCashMovement, raw);
   if (await held(tx, 'cash_movements', id)) return { status: 'duplicate' };
   await actAs(tx, pusher, user_id);
-  await recordCashMovement(tx, { ...movement, id, created_at });
+  const { created_at, till_created_at } = happenedAt(tillTime);
+  const recorded = await recordCashMovement(tx, { ...movement, id, created_at, till_created_at });
+  if (till_created_at) await listClockCorrection(tx, { entity: 'cash_movements', record_id: id, device_id: pusher.deviceId, user_id: recorded.user_id, till_created_at });
   return { status: 'applied' };
 }
 
@@ -183,14 +199,15 @@ export async function applyRecord(sql: Sql, pusher: Pusher, entity: PushEntity, 
   const id = typeof rawId === 'string' ? rawId : null;
   try {
     const outcome = await inTenant(sql, { shopId: pusher.shopId, userId: pusher.userId, requestId: pusher.requestId }, (tx) => APPLY[entity](tx, pusher, raw));
-    return { entity, id, ...outcome };
+    // The outcome is the entity's own (APPLY[entity]): the union cannot see that they go together.
+    return { entity, id, ...outcome } as PushResult;
   } catch (error) {
     if (error instanceof Stale) {
       const message = localise('The server\'s record changed since this version: reconcile with it.', pusher.locale);
-      return { entity, id, status: 'rejected', code: 'stale', message, record: error.record };
+      return { entity: 'customers', id, status: 'rejected', code: 'stale', message, record: error.record };
     }
     const failure: AppError = toAppError(error);
     if (failure.status >= 500) log.error({ err: error, entity, record_id: id }, 'sync push record failed');
-    return { entity, id, status: 'rejected', ...errorBody(failure, pusher.locale) };
+    return { entity, id, status: 'rejected', ...errorBody(failure, pusher.locale) } as PushResult;
   }
 }

@@ -6,6 +6,7 @@ import { callerLocale } from '../lib/locale.ts';
 import { authenticate, authenticateDevice, authenticateDeviceEach, authenticateEach, requireRole } from '../middleware/auth.ts';
 import { newRouter } from '../router.ts';
 import { bearer, jsonBody, jsonResponse, pickErrors, refusals } from '../schemas.ts';
+import { clockCorrectionRoutes } from './clock-corrections.ts';
 import { readSince, writeCursor } from './cursor.ts';
 import { applyRecord, PUSH_ORDER, type Pusher } from './push.ts';
 import { entityPage, syncHorizon } from './queries.ts';
@@ -38,10 +39,12 @@ const PUSH_DESCRIPTION =
   'Offline records, each with the till\'s UUID; one result per record in the order applied: customers (so that sales may name a customer ' +
   'created offline), then sales, expenses and cash movements, each in the order sent. Each record applies on its own, in its own ' +
   'transaction: a bad one is `rejected` with its `code` and `errors` and the others still apply; a push cut off halfway is pushed again. ' +
+  'Unlike every other body, fields and kinds of records this version does not know are accepted and ignored, never a 422: a till ' +
+  'updated before the server may send them, and a sale that happened is never refused for them. ' +
   'Pushing a record twice applies it once (`duplicate`). ' +
   'Sales go through the same procedure as `POST /sales` with the offline rules: never refused for stock (stock may go negative, which ' +
-  'e-mails a stock alert to the owners and managers) nor for subscription state or credit ceiling; `created_at` is kept (at most 5 minutes ' +
-  'ahead, at most 90 days old); receipt numbers follow the push order; a sale id already recorded answers `duplicate` with its receipt ' +
+  'e-mails a stock alert to the owners and managers) nor for subscription state or credit ceiling, nor for the till\'s clock: `created_at` is kept, ' +
+  'unless plainly wrong (see `GET /sync/clock-corrections`); receipt numbers follow the push order; a sale id already recorded answers `duplicate` with its receipt ' +
   'number. A sale pushed by a device carries that device; one pushed with a bearer token names one of the shop\'s devices (one revoked ' +
   'since included) or none: another shop\'s or an unknown one is `rejected` with `validation_failed` on `device_id`. ' +
   'A line whose product or variant was deleted since, or whose product was given variants since, is kept as a free line at the ' +
@@ -61,7 +64,8 @@ function routesAt(
   security: Record<string, string[]>[],
 ) {
   const who = prefix === '/sync' ? ' (any shop user, bearer token)' : ' (device credentials: `Authorization: Device <token>`)';
-  const unauthenticated = prefix === '/sync' ? pickErrors(401, 403) : { 401: { ...pickErrors(401)[401], description: 'Missing or bad device credentials (`device_unauthenticated`, "Identifiants de l\'appareil manquants.").' } };
+  // A device's 401 (`device_unauthenticated`) comes with its authentication (api/router.ts).
+  const unauthenticated = prefix === '/sync' ? pickErrors(401, 403) : {};
   return {
     pull: createRoute({
       method: 'get',
@@ -94,7 +98,7 @@ function routesAt(
         ...unauthenticated,
         ...pickErrors(400),
         ...refusals(422, { validation_failed: 'The body is not an object of record arrays. A bad record is no 422: it is `rejected` in its result, and the others still apply.' }),
-        413: { ...pickErrors(413)[413], description: `Body over 8 MiB, more than ${PUSH_MAX_SALES} sales or more than ${PUSH_MAX_RECORDS} records (\`payload_too_large\`).` },
+        ...refusals(413, { payload_too_large: `The body is over 8 MiB, or holds more than ${PUSH_MAX_SALES} sales or more than ${PUSH_MAX_RECORDS} records.` }),
       },
     }),
   };
@@ -152,9 +156,10 @@ export const syncRoutes = newRouter()
   .openapi(device.pull, async (c) => c.json(await pull(c, c.req.valid('query')), 200))
   .openapi(user.pull, async (c) => c.json(await pull(c, c.req.valid('query')), 200))
   .openapi(device.push, async (c) => c.json(await push(c, c.req.valid('json'), tillOf(c)), 200))
-  .openapi(user.push, async (c) => c.json(await push(c, c.req.valid('json'), userOf(c)), 200));
+  .openapi(user.push, async (c) => c.json(await push(c, c.req.valid('json'), userOf(c)), 200))
+  .route('/', clockCorrectionRoutes);
 
-// Each pushed record is checked on its own, so the body's schema cannot name them: list them as components.
+// The push body's arrays name these components by reference (`records` in ./schemas.ts: each record is checked on its own): defined here.
 syncRoutes.openAPIRegistry.register('SyncSale', PushedSale);
 syncRoutes.openAPIRegistry.register('SyncCustomer', PushedCustomer);
 syncRoutes.openAPIRegistry.register('SyncExpense', PushedExpense);

@@ -7,7 +7,7 @@ import { OptionRecord, ProductRecord, VariantRecord } from '../products/schemas.
 import { PromotionRecord } from '../promotions/schemas.ts';
 import { QuoteRecord } from '../quotes/schemas.ts';
 import { CreateSaleBody, SaleRecord } from '../sales/schemas.ts';
-import { Text, Timestamp, Uuid } from '../schemas.ts';
+import { ClockTimestamp, Text, Timestamp, Uuid } from '../schemas.ts';
 import { CashMovementBody } from '../shifts/schemas.ts';
 import { PULL, PULLED, PUSH, PUSH_RESULTS, SYNC_CASH_MOVEMENT, SYNC_CUSTOMER, SYNC_EXPENSE, SYNC_SALE } from './examples.ts';
 
@@ -84,8 +84,21 @@ const heldBy = {
   }),
 };
 
-const happenedAt = Timestamp.optional().openapi({
-  description: 'When it happened on the till (kept): not more than 5 minutes in the future, not more than 90 days old. Default: now.',
+/**
+ * Pushed records are the exception to strict inputs (api/strict-inputs.ts), and the document says so
+ * with `additionalProperties: true`. They are built flat from the fields of their POST bodies, not as
+ * an `allOf` over those closed components, which would close them too. What they carry beyond their
+ * fields is dropped before it reaches the database.
+ */
+const OPEN_RECORD =
+  'Fields this version does not know, here and in everything the record holds (a sale\'s lines and payments), are accepted and ignored: ' +
+  'a till updated before the server may send them, and what happened offline (a sale made) is never refused for them.';
+
+const happenedAt = ClockTimestamp.optional().openapi({
+  description:
+    'When it happened, by the till\'s clock: kept, however old (a day whose Z is sealed is reported in the next Z). A clock plainly wrong, ' +
+    'before 2000-01-01 or more than a day ahead of the server, is never a refusal: the record is made at the time the server receives it and ' +
+    'keeps this time as `till_created_at` (`GET /sync/clock-corrections` lists it). Default: now.',
 });
 
 export const PushedSale = CreateSaleBody.omit({ id: true })
@@ -99,10 +112,11 @@ export const PushedSale = CreateSaleBody.omit({ id: true })
     created_at: happenedAt,
     ...heldBy,
   })
-  .openapi('SyncSale', { example: SYNC_SALE });
+  .openapi('SyncSale', { example: SYNC_SALE, description: `A sale made on the till. ${OPEN_RECORD}`, additionalProperties: true });
 export type PushedSale = z.infer<typeof PushedSale>;
 
-export const PushedCustomer = CreateCustomerBody.extend({
+export const PushedCustomer = z.object({
+  ...CreateCustomerBody.shape,
   id: Uuid.openapi({ description: 'The till\'s id: a customer created offline keeps it; a known id is an update.' }),
   updated_at: Timestamp.optional().openapi({
     description:
@@ -110,19 +124,23 @@ export const PushedCustomer = CreateCustomerBody.extend({
       '`rejected` with code `stale` and the server\'s `record`. Omitted: a customer created on the till.',
   }),
   created_at: happenedAt,
-}).openapi('SyncCustomer', { example: SYNC_CUSTOMER });
+}).openapi('SyncCustomer', { example: SYNC_CUSTOMER, description: `A customer created or edited on the till. ${OPEN_RECORD}`, additionalProperties: true });
 export type PushedCustomer = z.infer<typeof PushedCustomer>;
 
-export const PushedExpense = CreateExpenseBody.extend({ id: Uuid, ...heldBy }).openapi('SyncExpense', { example: SYNC_EXPENSE });
+export const PushedExpense = z
+  .object({ ...CreateExpenseBody.shape, id: Uuid, ...heldBy })
+  .openapi('SyncExpense', { example: SYNC_EXPENSE, description: `An expense recorded on the till. ${OPEN_RECORD}`, additionalProperties: true });
 export type PushedExpense = z.infer<typeof PushedExpense>;
 
-export const PushedCashMovement = CashMovementBody.extend({ id: Uuid, created_at: happenedAt, ...heldBy }).openapi('SyncCashMovement', { example: SYNC_CASH_MOVEMENT });
+export const PushedCashMovement = z
+  .object({ ...CashMovementBody.shape, id: Uuid, created_at: happenedAt, ...heldBy })
+  .openapi('SyncCashMovement', { example: SYNC_CASH_MOVEMENT, description: `Cash put into or taken out of the drawer on the till. ${OPEN_RECORD}`, additionalProperties: true });
 export type PushedCashMovement = z.infer<typeof PushedCashMovement>;
 
 /**
- * Any array is taken (each record is checked on its own: a bad one is `rejected` in the answer, the
- * others still apply), so `items` stays open; `x-record-schema` names the component each record is
- * checked against, for readers and for tools (the fuzzers of tests/platform and tests/chaos).
+ * Each record is checked on its own (api/sync/push.ts: a bad one is `rejected` in the answer, the
+ * others still apply), so the body takes any array item; the document names each item's component,
+ * so that a generated client types the records.
  */
 const records = (component: string) =>
   z
@@ -130,32 +148,55 @@ const records = (component: string) =>
     .optional()
     .openapi({
       description: `Records shaped as ${component}; each is checked on its own (a bad one is \`rejected\`, the others still apply).`,
-      ...({ 'x-record-schema': component } as object),
+      items: { $ref: `#/components/schemas/${component}` },
     });
 
+/**
+ * Open too, and for the same reason: a newer till may push kinds of records this version does not
+ * know (`refunds`), and refusing the body would refuse the sales pushed beside them.
+ */
 export const PushBody = z
-  .object({
+  .looseObject({
     customers: records('SyncCustomer'),
     sales: records('SyncSale'),
     expenses: records('SyncExpense'),
     cash_movements: records('SyncCashMovement'),
   })
-  .openapi('SyncPush', { example: PUSH });
+  .openapi('SyncPush', {
+    example: PUSH,
+    description:
+      'Arrays of records this version does not know (a newer till\'s kinds of records) are accepted and ignored, and answer no result: ' +
+      'refusing them would refuse the sales pushed beside them. A till reads one result per record it sent under the four names below.',
+    additionalProperties: true,
+  });
 
 export const PushEntity = z.enum(['customers', 'sales', 'expenses', 'cash_movements']);
 export type PushEntity = z.infer<typeof PushEntity>;
 
-export const PushResult = z
-  .object({
-    entity: PushEntity,
+const resultOf = <E extends PushEntity, F extends z.ZodRawShape>(entity: E, fields: F) =>
+  z.object({
+    entity: z.literal(entity),
     id: z.string().nullable().openapi({ description: 'The record\'s id as sent (null when it had none).' }),
     status: z.enum(['applied', 'duplicate', 'rejected']),
     code: z.string().optional().openapi({ description: 'Why it was rejected: `validation_failed`, `stale`, `forbidden`, `no_open_shift`, `id_taken`...' }),
     message: z.string().optional(),
     errors: z.record(z.string(), z.array(z.string())).optional().openapi({ description: 'Failing fields of the record, dotted (`items.0.quantity`).' }),
-    receipt_no: z.number().int().optional().openapi({ description: 'Sales: the receipt number the server gave it.' }),
-    record: CustomerRecord.optional().openapi({ description: 'Customers rejected as `stale`: the server\'s record, to reconcile.' }),
-  })
+    ...fields,
+  });
+
+/** One result per pushed record, told apart by `entity`: each kind carries its own fields. */
+export const PushResult = z
+  .discriminatedUnion('entity', [
+    // `record` is a bare reference: a description beside it would make generated clients type it `Customer & unknown`.
+    resultOf('customers', { record: CustomerRecord.optional() }).openapi('SyncCustomerResult', {
+      description: 'A pushed customer\'s result; rejected as `stale`, it carries the server\'s `record`, to reconcile with.',
+    }),
+    resultOf('sales', {
+      receipt_no: z.number().int().optional().openapi({ description: 'Applied or duplicate: the receipt number the server gave the sale.' }),
+    }).openapi('SyncSaleResult', { description: 'A pushed sale\'s result, with its receipt number once recorded.' }),
+    resultOf('expenses', {}).openapi('SyncExpenseResult', { description: 'A pushed expense\'s result.' }),
+    resultOf('cash_movements', {}).openapi('SyncCashMovementResult', { description: 'A pushed cash movement\'s result.' }),
+  ])
   .openapi('SyncPushResult');
 export type PushResult = z.infer<typeof PushResult>;
 

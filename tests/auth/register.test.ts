@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import t from 'tap';
 import { chars, PASSWORD, uniqueEmail } from '../support/fixtures.ts';
 import { startService } from '../support/service.ts';
@@ -142,6 +143,22 @@ t.test('an owner_email that is not an e-mail address is a 422 on owner_email', a
   for (const email of ['awa', 'awa@', '@example.cm', 'awa example.cm', '']) {
     expectInvalid(t, await register(validBody({ owner_email: email })), ['owner_email']);
   }
+});
+
+t.test('an owner_email is what JSON Schema\'s format: email means: a hostname label neither starts nor ends with a hyphen, nor passes 63 characters', async (t) => {
+  for (const email of ['awa@exa-.cm', 'awa@-exa.cm', `awa@${'a'.repeat(64)}.cm`, 'awa..ndiaye@example.cm', '.awa@example.cm', 'awa@example', '"awa"@example.cm', 'awa@[192.0.2.1]']) {
+    const reply = await register(validBody({ owner_email: email }));
+    expectInvalid(t, reply, ['owner_email'], email);
+    t.strictSame(reply.body.errors?.owner_email, ['Must be a valid e-mail address.'], `${email}: the e-mail message`);
+  }
+});
+
+t.test('an owner_email with a + tag and subdomains is accepted, as format: email accepts it', async (t) => {
+  const email = `awa.ndiaye+caisse-${randomBytes(4).toString('hex')}@douala.boutique-awa.example.cm`;
+  const reply = await register(validBody({ owner_email: email }));
+  t.equal(reply.status, 201, JSON.stringify(reply.body));
+  t.equal(reply.body.data.user.email, email);
+  t.equal((await register(validBody({ owner_email: `a-${randomBytes(4).toString('hex')}@${'b'.repeat(63)}.cm` }))).status, 201, 'a label of 63 characters');
 });
 
 t.test('a password of 7 characters is a 422 on password', async (t) => {

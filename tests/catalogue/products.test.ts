@@ -285,20 +285,20 @@ t.test('category_id must be a category of this shop (422 on category_id)', async
   t.equal((await storedProduct(product.id))!.category_id, mine.id, 'the product kept its category');
 });
 
-t.test('on_hand in a POST or PUT body is ignored: only stock movements change it', async (t) => {
+t.test('on_hand in a POST or PUT body is refused as an unknown field: only stock movements change it', async (t) => {
   const owner = await registerShop(api);
   const created = await postProduct(owner.token, productBody({ on_hand: 50, has_variants: true }));
-  t.equal(created.status, 201);
-  t.equal(created.body.data.on_hand, 0, 'POST: still 0');
-  t.equal(created.body.data.has_variants, false, 'has_variants is not writable either');
-  t.equal((await storedProduct(created.body.data.id))!.on_hand, 0);
+  t.equal(created.status, 422);
+  t.strictSame(created.body.errors, { on_hand: ['Champ inconnu.'], has_variants: ['Champ inconnu.'] }, 'POST: neither is writable');
+  const [products] = await api.ownerSql<{ n: number }[]>`select count(*)::int as n from products where shop_id = ${owner.shop.id}`;
+  t.equal(products!.n, 0, 'nothing was created');
 
   const stocked = await createProduct(api, owner.token, {}, 5);
   const put = await putProduct(owner.token, stocked.id, { on_hand: 99, name: 'Renamed' });
-  t.equal(put.status, 200);
-  t.equal(put.body.data.name, 'Renamed', 'the rest of the body applies');
-  t.equal(put.body.data.on_hand, 5, 'PUT: unchanged');
-  t.equal((await storedProduct(stocked.id))!.on_hand, 5);
+  t.equal(put.status, 422);
+  t.strictSame(put.body.errors, { on_hand: ['Champ inconnu.'] });
+  t.equal((await storedProduct(stocked.id))!.on_hand, 5, 'PUT: unchanged');
+  t.equal((await storedProduct(stocked.id))!.name, stocked.name, 'nothing of the body applied');
   const [movements] = await api.ownerSql<{ n: number; total: number }[]>`
     select count(*)::int as n, sum(quantity)::float8 as total from stock_movements where product_id = ${stocked.id}`;
   t.strictSame({ ...movements }, { n: 1, total: 5 }, 'the opening adjustment is the only movement');

@@ -3,8 +3,9 @@ import fc from 'fast-check';
 import t from 'tap';
 import { errors } from '../../api/errors.ts';
 import { ledgerInvariants } from '../support/fixtures.ts';
-import { faultOf, injectFault, type RequestPlan } from '../support/openapi-arbitraries.ts';
+import { bodySchema, faultOf, injectFault, type RequestPlan, unknownFieldsOf } from '../support/openapi-arbitraries.ts';
 import { describe, fuzzWorld, plannedRequest, type SentAnswer } from '../support/openapi-fuzz.ts';
+import { answerProblems, documentValidator } from '../support/openapi-validator.ts';
 import { propertyRun } from '../support/property.ts';
 import { localise } from '../../api/lib/messages.ts';
 import { EN, FR, INVALID_DATA } from '../support/replies.ts';
@@ -25,6 +26,7 @@ const SALE_EVERY = 15;
 
 const api = await startService(t, { TRUST_PROXY: 'true' });
 const world = await fuzzWorld(api);
+const validator = documentValidator(world.doc);
 
 /** An answer in English (the CONTRACT's text) and in French: callers are French users or anonymous requests answered in English. */
 const fixed = (error: { message: string; code: string }) => [
@@ -65,6 +67,26 @@ function contractProblems(answer: SentAnswer): string[] {
     }
   } else if (body.errors !== undefined) problems.push(`errors on a ${answer.status}`);
   return problems;
+}
+
+/** The refusals that come before a body is read against its schema: the caller's credentials, role, subscription or share. */
+const REFUSED_BEFORE_VALIDATION = new Set([401, 402, 403, 429, 503]);
+const UNKNOWN_FIELD = ['Unknown field.', localise('Unknown field.', 'fr')];
+/** Requests refused with a 422 naming their unknown fields. */
+let unknownFieldsNamed = 0;
+
+/**
+ * Strict inputs (CONTRACT section 2): a body key the document closes out, anywhere outside the pushed
+ * records, is a 422 naming it with "Unknown field.", unless the request was refused before its body was read.
+ */
+function unknownFieldProblems(plan: RequestPlan, answer: SentAnswer): string[] {
+  const schema = bodySchema(plan.op);
+  const unknown = schema && plan.body !== undefined && plan.rawBody === undefined ? unknownFieldsOf(world.doc, schema, plan.body) : [];
+  if (unknown.length === 0 || REFUSED_BEFORE_VALIDATION.has(answer.status)) return [];
+  if (answer.status !== 422) return [`an unknown field (${unknown.join(', ')}) answered ${answer.status}`];
+  const unnamed = unknown.filter((path) => !answer.body?.errors?.[path]?.some((message: string) => UNKNOWN_FIELD.includes(message)));
+  if (unnamed.length === 0) unknownFieldsNamed++;
+  return unnamed.length ? [`a 422 that does not name the unknown field ${unnamed.join(', ')} with "Unknown field."`] : [];
 }
 
 t.test('faults injected into every operation never make a 500, every error follows the CONTRACT, and no acknowledged sale is lost', async (t) => {
@@ -114,7 +136,14 @@ t.test('faults injected into every operation never make a 500, every error follo
         : 0;
       if (answer.status >= 500 || pushFailures > 0) serverErrors++;
       keepSales(sent, answer);
-      const problems = [...(answer.status >= 500 ? [`a ${answer.status}`] : []), ...(pushFailures ? ['a pushed record rejected as server_error'] : []), ...contractProblems(answer)];
+      const problems = [
+        ...(answer.status >= 500 ? [`a ${answer.status}`] : []),
+        ...(pushFailures ? ['a pushed record rejected as server_error'] : []),
+        ...contractProblems(answer),
+        ...unknownFieldProblems(sent, answer),
+        // The document's answer too: a status it declares, the headers it says, `code` one it lists there.
+        ...answerProblems(validator, sent.op, answer),
+      ];
       for (const problem of problems) note(`${sent.op.name} ${answer.status}: ${problem}`, `${describe(sent, sentAs)}\n    answered ${answer.status} ${answer.text.slice(0, 300)}`);
 
       if (requests % SALE_EVERY === 0) {
@@ -142,6 +171,7 @@ t.test('faults injected into every operation never make a 500, every error follo
   t.comment(`${requests} requests, ${faultsInjected} faults injected, ${serverErrors} answers 500, ${lost.length} lost sales of ${ids.length} acknowledged, in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   t.comment(`faults: ${[...byFault].sort().map(([kind, count]) => `${kind} x${count}`).join(', ')}`);
   t.equal(serverErrors, 0, 'no answer is a 500');
+  t.ok(unknownFieldsNamed > 0, `${unknownFieldsNamed} requests with an unknown field refused with a 422 naming it`);
   t.strictSame(lost, [], 'every acknowledged sale is recorded');
   t.ok(ids.length >= Math.floor(RUN.runs / SALE_EVERY), `${ids.length} sales acknowledged`);
   t.strictSame(invariants, { stockMismatches: [], unbalancedEntries: [] }, 'stock equals the sum of movements and every journal entry balances');

@@ -8,7 +8,7 @@ import { charge, createCustomer, postCustomer, staffedShop, storedCustomer } fro
 const api = await startService(t);
 
 const CUSTOMER_KEYS = [
-  'address', 'balance_xaf', 'card_no', 'created_at', 'credit_ceiling_xaf', 'email', 'id', 'name', 'note', 'phone', 'points', 'tax_id', 'tier', 'updated_at',
+  'address', 'balance_xaf', 'card_no', 'created_at', 'credit_ceiling_xaf', 'email', 'id', 'name', 'note', 'phone', 'points', 'tax_id', 'tier', 'till_created_at', 'updated_at',
 ];
 const BRONZE = { key: 'bronze', name: 'Bronze', multiplier: 1 };
 
@@ -50,7 +50,7 @@ t.test('creating a customer answers 201 with the record: no balance, no points, 
   t.strictSame(Object.keys(customer).sort(), CUSTOMER_KEYS);
   t.match(customer.id, /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
   const { id: _id, created_at, updated_at, ...fields } = customer;
-  t.strictSame(fields, { ...body, balance_xaf: 0, points: 0, tier: BRONZE }, 'the fields sent, no balance, no points, Bronze');
+  t.strictSame(fields, { ...body, balance_xaf: 0, points: 0, tier: BRONZE, till_created_at: null }, 'the fields sent, no balance, no points, Bronze, no till time');
   t.ok(isUtcTimestamp(created_at) && isUtcTimestamp(updated_at), 'created_at and updated_at are ISO-8601 UTC');
   t.match(await storedCustomer(api, customer.id), { shop_id: owner.shop.id, name: 'Aïcha Bello', card_no: 'CARTE-0001', deleted_at: null });
 });

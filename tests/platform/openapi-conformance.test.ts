@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import t from 'tap';
-import { bodySchema, faultOf, injectFault, type RequestPlan } from '../support/openapi-arbitraries.ts';
+import { bodySchema, deref, faultOf, injectFault, type Operation, type RequestPlan } from '../support/openapi-arbitraries.ts';
 import { describe, fuzzWorld, plannedRequest } from '../support/openapi-fuzz.ts';
 import { answerProblems, documentValidator } from '../support/openapi-validator.ts';
 import { propertyRun } from '../support/property.ts';
@@ -10,7 +10,9 @@ import { startService } from '../support/service.ts';
  * The OpenAPI document is the contract the server enforces: requests generated from the document
  * itself (most as it describes them, some with a fault injected), sent as the shop's owner, its
  * cashier, a shop whose subscription has ended, a paired device, nobody or a forged token, each
- * answered with a status the operation declares and a body that follows the schema declared for it;
+ * answered with a status the operation declares, the headers it declares (`X-Request-Id`, an error's
+ * `Content-Language`, `Retry-After`) and a body that follows the schema declared for it, its `code`
+ * one of those the operation lists for that status;
  * and a JSON body the document forbids is never taken.
  * Fixed seed; FC_SEED and FC_RUNS run another sample.
  */
@@ -36,7 +38,37 @@ interface Problem {
   example: string;
 }
 
-t.test('every answer has a status the operation declares and a body that follows its declared schema, none is a 500, and no body the document forbids is taken', async (t) => {
+/** The order a push applies its records in, and answers their results in (the push's description). */
+const PUSH_ORDER = ['customers', 'sales', 'expenses', 'cash_movements'];
+
+/**
+ * What the document forbids and the server took anyway. A push takes its body whatever its records
+ * hold (each is checked on its own): there, each record the document forbids must be answered
+ * `rejected`, never `applied`.
+ */
+function forbiddenTaken(op: Operation, sent: unknown, answer: { body?: any }): string[] {
+  const schema = bodySchema(op)!;
+  const push = deref(world.doc, schema);
+  if (!op.path.endsWith('/sync/push') || !sent || typeof sent !== 'object' || Array.isArray(sent)) {
+    const refusals = validator.problems(schema, sent);
+    return refusals.length ? [`a body the document forbids was taken: ${refusals.slice(0, 2).join('; ')}`] : [];
+  }
+  const body = sent as Record<string, unknown>;
+  const shell = Object.fromEntries(Object.entries(body).map(([key, value]) => [key, PUSH_ORDER.includes(key) && Array.isArray(value) ? [] : value]));
+  const found = validator.problems(schema, shell).map((problem) => `a push body the document forbids was taken: ${problem}`);
+  const results: { status?: string }[] = answer.body?.data?.results ?? [];
+  let index = 0;
+  for (const entity of PUSH_ORDER) {
+    for (const record of Array.isArray(body[entity]) ? (body[entity] as unknown[]) : []) {
+      const result = results[index++];
+      const refusals = validator.problems(push.properties[entity].items, record);
+      if (refusals.length && result?.status === 'applied') found.push(`a pushed ${entity} record the document forbids was applied: ${refusals.slice(0, 2).join('; ')}`);
+    }
+  }
+  return found;
+}
+
+t.test('every answer has a status the operation declares (or its default describes), the headers it declares and a body that follows its declared schema with a `code` that answer lists, none is a 500, and no body the document forbids is taken', async (t) => {
   const problems = new Map<string, Problem>();
   const statuses = new Map<number, number>();
   const reached = new Set<string>();
@@ -60,10 +92,7 @@ t.test('every answer has a status the operation declares and a body that follows
       // The other way round: a JSON body the document forbids is refused.
       const schema = bodySchema(plan.op);
       const sent = jsonSent(plan);
-      if (schema && sent !== undefined && answer.status < 300) {
-        const refusals = validator.problems(schema, sent);
-        if (refusals.length) found.push(`a body the document forbids was taken: ${refusals.slice(0, 2).join('; ')}`);
-      }
+      if (schema && sent !== undefined && answer.status < 300) found.push(...forbiddenTaken(plan.op, sent, answer));
       for (const problem of found) {
         const key = `${plan.op.name} ${answer.status}: ${problem}`;
         const seen = problems.get(key);

@@ -1,4 +1,6 @@
+import openapiTS, { astToString } from 'openapi-typescript';
 import t from 'tap';
+import ts from 'typescript';
 import { deref, operationsOf, type Schema } from '../support/openapi-arbitraries.ts';
 import { documentValidator, undocumentedFields } from '../support/openapi-validator.ts';
 import { startService } from '../support/service.ts';
@@ -125,10 +127,13 @@ function mediaExamples(media: Media | undefined, where: string, found: Found[]):
   schemaExamples(media.schema, `${where} schema`, found);
 }
 
-/** Every example of the document: components, parameters, bodies and answers. */
+/** Every example of the document: components (schemas and shared answers), parameters, bodies and answers. */
 function allExamples(): Found[] {
   const found: Found[] = [];
   for (const [name, schema] of Object.entries(doc.components.schemas as Record<string, Schema>)) schemaExamples(schema, `components.schemas.${name}`, found);
+  for (const [name, answer] of Object.entries((doc.components.responses ?? {}) as Record<string, { content?: Record<string, Media> }>)) {
+    mediaExamples(json(answer.content), `components.responses.${name}`, found);
+  }
   for (const op of operations) {
     for (const parameter of op.spec.parameters ?? []) {
       if (parameter.example !== undefined) found.push({ where: `${op.name} ${parameter.in} ${parameter.name} example`, schema: parameter.schema, value: parameter.example });
@@ -152,7 +157,7 @@ t.test('every example follows the schema it illustrates and names no field the s
   t.strictSame(wrong, [], 'examples the document\'s own schemas refuse');
 });
 
-/** `- \`code\`: meaning` lines, as `refusals` (api/schemas.ts) writes them. */
+/** `- \`code\`: meaning` lines, as api/docs/error-answers.ts writes the codes `refusals` (api/schemas.ts) names. */
 const LISTED_CODE = /^- `([a-z_]+)`: \S/gm;
 
 t.test('every 409 and 422 lists the codes of its operation with their meaning, each with an example', async (t) => {
@@ -177,4 +182,50 @@ t.test('the interactive reference sends nothing to validator.swagger.io', async 
   const page = String((await api.raw('GET', '/api-docs')).body);
   t.match(page, /validatorUrl:\s*null/, 'Swagger UI\'s validator badge is off');
   t.notMatch(page, /validator\.swagger\.io/);
+});
+
+t.test('no component admits null: a use site that does says anyOf [$ref, null] beside its description', async (t) => {
+  // `Shop.nullable()` on a named component puts the null into the component itself (every use of it
+  // then admits null) and drops the use site's description: use nullableRef (api/schemas.ts).
+  const nullable = Object.keys(doc.components.schemas).filter((name) => validator.problems({ $ref: `#/components/schemas/${name}` }, null).length === 0);
+  t.strictSame(nullable, [], 'components whose own schema takes null (write the null at the use site: nullableRef(Component, description))');
+  const shop = doc.components.schemas.Session.properties.shop;
+  t.strictSame(shop.anyOf, [{ $ref: '#/components/schemas/Shop' }, { type: 'null' }], 'Session.shop: a Shop or null');
+  t.match(shop.description, /partners and administrators/, 'with its description at the use site');
+  t.strictSame(doc.components.schemas.OwnerSession.properties.shop, { $ref: '#/components/schemas/Shop' }, 'register answers a shop, never null');
+});
+
+/**
+ * What openapi-typescript makes of the document (its Node API, as a client developer's build runs
+ * it): each component's alias, by name, and the whole text. A description beside an `allOf` or a
+ * `$ref`, or a rule written as `if`/`then`, generates `X & unknown`; a component that admits null, `X | null`.
+ */
+async function generatedTypes(): Promise<{ text: string; components: Map<string, ts.TypeNode> }> {
+  const nodes = await openapiTS(structuredClone(doc), { silent: true });
+  const components = new Map<string, ts.TypeNode>();
+  for (const node of nodes) {
+    if (!ts.isInterfaceDeclaration(node) || node.name.text !== 'components') continue;
+    const schemas = node.members.find((member) => member.name && ts.isIdentifier(member.name) && member.name.text === 'schemas');
+    if (!schemas || !ts.isPropertySignature(schemas) || !schemas.type || !ts.isTypeLiteralNode(schemas.type)) continue;
+    for (const member of schemas.type.members) {
+      if (ts.isPropertySignature(member) && member.type && member.name && (ts.isIdentifier(member.name) || ts.isStringLiteral(member.name))) components.set(member.name.text, member.type);
+    }
+  }
+  return { text: astToString(nodes), components };
+}
+
+/** Whether a type is `... | null` at its top (through parentheses). */
+const orNull = (type: ts.TypeNode): boolean =>
+  ts.isParenthesizedTypeNode(type) ? orNull(type.type) : ts.isUnionTypeNode(type) && type.types.some((member) => (ts.isLiteralTypeNode(member) && member.literal.kind === ts.SyntaxKind.NullKeyword) || orNull(member));
+
+const UNKNOWN_PART = /&\s*\(*unknown\b|\bunknown\s*\)*\s*&/;
+
+t.test('the TypeScript openapi-typescript generates types every component exactly: no `& unknown`, no component `| null`', async (t) => {
+  const { text, components } = await generatedTypes();
+  t.ok(components.size >= Object.keys(doc.components.schemas).length, 'every component generated');
+  const printed = (type: ts.TypeNode) => astToString(type);
+  t.strictSame([...components].filter(([, type]) => orNull(type)).map(([name]) => name), [], 'component aliases `X | null` (the null belongs at the use site: nullableRef in api/schemas.ts)');
+  t.strictSame([...components].filter(([, type]) => UNKNOWN_PART.test(printed(type))).map(([name]) => name), [], 'components with an `& unknown` part (a description beside a $ref or an allOf, or an if/then rule)');
+  const lines = text.split('\n').filter((line) => UNKNOWN_PART.test(line)).map((line) => line.trim());
+  t.strictSame(lines, [], 'lines of the generated types with `& unknown`, components and operations alike');
 });

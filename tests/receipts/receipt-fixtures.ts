@@ -79,6 +79,7 @@ export function sampleSale(fields: Partial<SaleRecord> = {}): SaleRecord {
     created_at: AT,
     recorded_at: AT,
     updated_at: AT,
+    till_created_at: null,
     ...fields,
   };
 }

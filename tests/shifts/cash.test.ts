@@ -7,7 +7,7 @@ import { closeShift, currentShift, journalLines, moveCash, openShift } from './s
 
 const api = await startService(t);
 
-const MOVEMENT_KEYS = ['amount_xaf', 'created_at', 'direction', 'id', 'reason', 'shift_id', 'updated_at', 'user_id'];
+const MOVEMENT_KEYS = ['amount_xaf', 'created_at', 'direction', 'id', 'reason', 'shift_id', 'till_created_at', 'updated_at', 'user_id'];
 
 const cash = (token: string, body: unknown) => api.request('POST', '/shift/cash', { token, body });
 

@@ -48,19 +48,50 @@ export function bodySchema(op: Operation): Schema | undefined {
   return op.spec.requestBody?.content?.['application/json']?.schema;
 }
 
-/** Every schema a request of the operation is checked against, named by where it sits: parameters, the body, and the records its arrays name. */
+/** Every schema a request of the operation is checked against, named by where it sits: parameters and the body (with the records its arrays hold). */
 export function requestSchemas(doc: OpenApiDocument, op: Operation): { where: string; schema: Schema }[] {
   const found: { where: string; schema: Schema }[] = (op.spec.parameters ?? []).map((p: any) => ({ where: `${p.in} ${p.name}`, schema: p.schema }));
   const body = bodySchema(op);
-  if (body) {
-    found.push({ where: 'body', schema: body });
-    visitSchemas(doc, body, 'body', (schema, where) => {
-      if (typeof schema['x-record-schema'] === 'string') {
-        found.push({ where: `${where}[] (${schema['x-record-schema']})`, schema: { $ref: `#/components/schemas/${schema['x-record-schema']}` } });
-      }
-    });
-  }
+  if (body) found.push({ where: 'body', schema: body });
   return found;
+}
+
+/** The JSON type of a value, as a schema's `type` names it. */
+const typeOfValue = (value: unknown) =>
+  value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value === 'number' ? (Number.isInteger(value) ? 'integer' : 'number') : typeof value;
+
+/** Whether a schema (a branch of an anyOf or oneOf) can take a value of that JSON type. */
+function takesTypeOf(doc: OpenApiDocument, schema: Schema, value: unknown): boolean {
+  const resolved = deref(doc, schema);
+  if (resolved.anyOf || resolved.oneOf || resolved.allOf || resolved.type === undefined) return true;
+  const types: string[] = [resolved.type].flat();
+  const type = typeOfValue(value);
+  return types.includes(type) || (type === 'integer' && types.includes('number'));
+}
+
+/**
+ * The dotted paths (`items.0.foo`) of the keys of `value` that its schema closes out
+ * (`additionalProperties: false`): the unknown fields the server answers 422 on. An open object (a
+ * pushed record) takes any key, in everything it holds. A key is unknown to a choice (anyOf, oneOf)
+ * when every branch that takes the value's type closes it out.
+ */
+export function unknownFieldsOf(doc: OpenApiDocument, schema: Schema, value: unknown, at: (string | number)[] = []): string[] {
+  let resolved = deref(doc, schema);
+  // An allOf beside the object's own properties only adds rules to them (CreatePromotion's); without, it is the object.
+  if (resolved.allOf && !resolved.properties) resolved = mergeAllOf(doc, resolved);
+  const branches: Schema[] = (resolved.anyOf ?? resolved.oneOf ?? []).filter((branch: Schema) => takesTypeOf(doc, branch, value));
+  if (branches.length) {
+    const [first = [], ...others] = branches.map((branch) => unknownFieldsOf(doc, branch, value, at));
+    return first.filter((path) => others.every((found) => found.includes(path)));
+  }
+  if (Array.isArray(value)) return resolved.items ? value.flatMap((item, index) => unknownFieldsOf(doc, resolved.items, item, [...at, index])) : [];
+  if (!value || typeof value !== 'object' || resolved.additionalProperties === true) return [];
+  return Object.entries(value).flatMap(([key, field]) => {
+    const property = resolved.properties && Object.hasOwn(resolved.properties, key) ? resolved.properties[key] : undefined;
+    if (property) return unknownFieldsOf(doc, property, field, [...at, key]);
+    if (resolved.additionalProperties === false) return [[...at, key].join('.')];
+    return resolved.additionalProperties ? unknownFieldsOf(doc, resolved.additionalProperties, field, [...at, key]) : [];
+  });
 }
 
 /**
@@ -226,6 +257,19 @@ function textArbitrary(schema: Schema): fc.Arbitrary<string> {
 
 const DAY_MS = 86_400_000;
 
+/**
+ * Days and times far from now: a till's dead clock (year 1, 1970, a millisecond before 2000) or one
+ * running years ahead. Drawn now and then wherever the schema's pattern admits them (a till's
+ * `created_at`, a list filter), never where it states the 2000-01-01 minimum of a day a person types.
+ */
+const FAR_DAYS = ['0001-01-01', '0026-11-29', '1970-01-01', '1999-12-31', '2099-06-30'];
+const FAR_TIMES = ['0001-01-01T00:00:00.000Z', '0010-01-31T00:00:00.000Z', '1970-01-01T00:00:00.000Z', '1999-12-31T23:59:59.999Z', '2099-06-30T12:00:00.000Z'];
+
+function nearOrFar(schema: Schema, near: fc.Arbitrary<string>, far: string[]): fc.Arbitrary<string> {
+  const admitted = far.filter((value) => !schema.pattern || new RegExp(schema.pattern).test(value));
+  return admitted.length ? fc.oneof({ weight: 9, arbitrary: near }, { weight: 1, arbitrary: fc.constantFrom(...admitted) }) : near;
+}
+
 function stringArbitrary(ctx: GenerationContext, schema: Schema, name: string | undefined, path: string | undefined): fc.Arbitrary<string> {
   if (schema.format === 'uuid') {
     const pool = name === 'id' && path ? poolOfPathId(path) : name ? POOL_OF_NAME[name] : undefined;
@@ -235,15 +279,16 @@ function stringArbitrary(ctx: GenerationContext, schema: Schema, name: string | 
     return fc.tuple(fc.stringMatching(/^[a-z]{1,12}$/), fc.nat(99_999)).map(([local, n]) => `${local}.${n}@example.cm`);
   }
   if (schema.format === 'date') {
-    return fc.integer({ min: -400, max: 30 }).map((days) => new Date(Date.now() + days * DAY_MS).toISOString().slice(0, 10));
+    return nearOrFar(schema, fc.integer({ min: -400, max: 30 }).map((days) => new Date(Date.now() + days * DAY_MS).toISOString().slice(0, 10)), FAR_DAYS);
   }
   if (schema.format === 'date-time') {
-    return fc.integer({ min: -100 * 24 * 60, max: 60 }).map((minutes) => new Date(Date.now() + minutes * 60_000).toISOString());
+    return nearOrFar(schema, fc.integer({ min: -100 * 24 * 60, max: 60 }).map((minutes) => new Date(Date.now() + minutes * 60_000).toISOString()), FAR_TIMES);
   }
   if (name && POOL_OF_NAME[name] && ['pairing_codes', 'cards'].includes(POOL_OF_NAME[name]!)) {
     return idFrom(ctx.pools, POOL_OF_NAME[name], textArbitrary(schema));
   }
-  if (schema.pattern && !schema.pattern.startsWith('^[^\\u0000')) return fc.stringMatching(new RegExp(schema.pattern));
+  // A shape (a time, a month) is drawn from its pattern; free text (TEXT_PATTERNS, `^[^\x00]...`) from shop-like characters.
+  if (schema.pattern && !schema.pattern.startsWith('^[^\\x00')) return fc.stringMatching(new RegExp(schema.pattern));
   return textArbitrary(schema);
 }
 
@@ -286,7 +331,7 @@ export function decimalPlacesOf(value: number): number {
 export function mergeAllOf(doc: OpenApiDocument, schema: Schema): Schema {
   const { allOf, ...rest } = schema;
   const branches: Schema[] = allOf.map((branch: Schema) => deref(doc, branch));
-  const merged = [rest, ...branches.filter((branch) => !branch.if)].reduce((merged: Schema, branch: Schema) => {
+  const merged = [rest, ...branches.filter((branch) => !isRule(branch))].reduce((merged: Schema, branch: Schema) => {
     const flat = branch.allOf ? mergeAllOf(doc, branch) : branch;
     return {
       ...merged,
@@ -296,8 +341,14 @@ export function mergeAllOf(doc: OpenApiDocument, schema: Schema): Schema {
       conditions: [...(merged.conditions ?? []), ...(flat.conditions ?? [])],
     };
   }, {});
-  return { ...merged, conditions: [...merged.conditions, ...branches.filter((branch) => branch.if)] };
+  return { ...merged, conditions: [...merged.conditions, ...branches.filter(isRule).map((branch) => (branch.if ? branch : { if: {}, then: branch }))] };
 }
+
+/**
+ * An `allOf` branch that constrains the object without adding to it: a condition (`if`/`then`), or a
+ * choice with no properties of its own (CreatePromotion's `oneOf` of kinds), a condition always met.
+ */
+const isRule = (branch: Schema) => !!branch.if || (!branch.properties && !!(branch.oneOf || branch.anyOf));
 
 /** Whether an object meets a condition's `if`, for the simple conditions the document uses (consts, presence, type). */
 function meets(condition: Schema, value: Record<string, unknown>): boolean {
@@ -312,18 +363,26 @@ function meets(condition: Schema, value: Record<string, unknown>): boolean {
   });
 }
 
+/** A property's schema and a rule's about it, both holding: the rule's keywords win, and its `items` add to the property's (`items: {}` adds nothing). */
+function both(property: Schema, rule: Schema): Schema {
+  return { ...property, ...rule, ...(property.items && rule.items ? { items: { ...property.items, ...rule.items } } : {}) };
+}
+
 /**
  * Makes an object meet the `then` of every condition whose `if` it meets: the properties `then`
- * names are drawn again from both rules, and for an `anyOf` one branch is made to hold.
+ * names are drawn again from both rules, and for an `anyOf` or a `oneOf` one branch is made to hold.
  */
 function withConditions(ctx: GenerationContext, schema: Schema, base: fc.Arbitrary<Record<string, unknown>>, path?: string, depth = 0): fc.Arbitrary<Record<string, unknown>> {
   const conditions: Schema[] = schema.conditions ?? [];
   if (conditions.length === 0) return base;
   const apply = (value: Record<string, unknown>, rule: Schema): fc.Arbitrary<Record<string, unknown>> => {
-    if (rule.anyOf) return fc.constantFrom(...(rule.anyOf as Schema[])).chain((branch) => apply(value, branch));
+    const choice: Schema[] | undefined = rule.anyOf ?? rule.oneOf;
+    if (choice) return fc.constantFrom(...choice).chain((branch) => apply(value, branch));
     const keys = [...new Set([...Object.keys(rule.properties ?? {}), ...(rule.required ?? [])])];
-    const model = Object.fromEntries(keys.map((key) => [key, valueOf(ctx, { ...(schema.properties?.[key] ? deref(ctx.doc, schema.properties[key]) : {}), ...rule.properties?.[key] }, key, path, depth + 1)]));
-    return fc.record(model).map((drawn) => ({ ...value, ...drawn }));
+    const model = Object.fromEntries(keys.map((key) => [key, valueOf(ctx, both(schema.properties?.[key] ? deref(ctx.doc, schema.properties[key]) : {}, rule.properties?.[key] ?? {}), key, path, depth + 1)]));
+    const drawn = fc.record(model).map((drawn) => ({ ...value, ...drawn }));
+    // A branch's own rules (a kind's targets), after its properties.
+    return ((rule.allOf ?? []) as Schema[]).reduce<fc.Arbitrary<Record<string, unknown>>>((arb, inner) => arb.chain((current) => apply(current, inner)), drawn);
   };
   return base.chain((value) =>
     conditions
@@ -372,8 +431,7 @@ export function valueOf(ctx: GenerationContext, schema: Schema, name?: string, p
 function arrayArbitrary(ctx: GenerationContext, schema: Schema, name: string | undefined, path: string | undefined, depth: number): fc.Arbitrary<unknown[]> {
   const minLength = schema.minItems ?? 0;
   const maxLength = Math.max(minLength, Math.min(schema.maxItems ?? 4, depth > 0 ? 3 : 4));
-  const record = typeof schema['x-record-schema'] === 'string' ? { $ref: `#/components/schemas/${schema['x-record-schema']}` } : undefined;
-  const items = valueOf(ctx, record ?? schema.items ?? {}, name, path, depth + 1);
+  const items = valueOf(ctx, schema.items ?? {}, name, path, depth + 1);
   if (schema.contains) {
     // One item also follows `contains`, at a random place; the others as they come.
     const wanted = valueOf(ctx, mergeAllOf(ctx.doc, { allOf: [schema.items ?? {}, schema.contains] }), name, path, depth + 1);
@@ -474,6 +532,7 @@ export const FAULTS = [
   'oversized_body',
   'bad_parameter',
   'missing_parameter',
+  'early_date',
 ] as const;
 export type FaultKind = (typeof FAULTS)[number];
 
@@ -594,8 +653,30 @@ export function injectFault(plan: RequestPlan, fault: Fault): RequestPlan | unde
       const { [pick(query, fault.pick)]: _gone, ...rest } = plan.query;
       return { ...plan, query: rest };
     }
+    case 'early_date': {
+      // A day or time typed with the wrong century (0026 for 2026), or a till's dead clock: a 422, or a pushed record kept, never a 500.
+      const year = pick(EARLY_YEARS, fault.variant);
+      const days = strings.filter((n) => DATED.test(n.value as string));
+      const dayParams = params.filter(([place, name]) => DATED.test(plan[place][name] ?? ''));
+      // A date parameter the plan left out is given one (a report's period, a Z's day).
+      const unsent = ((plan.op.spec.parameters ?? []) as any[]).filter((p) => p.in === 'query' && ['date', 'date-time'].includes(p.schema?.format) && !(p.name in plan.query));
+      const total = days.length + dayParams.length + unsent.length;
+      if (total === 0) return undefined;
+      const at = fault.pick % total;
+      if (at < days.length) return json(setAt(plan.body, days[at]!.path, (days[at]!.value as string).replace(DATED, year)));
+      if (at < days.length + dayParams.length) {
+        const [place, name] = dayParams[at - days.length]!;
+        return { ...plan, [place]: { ...plan[place], [name]: plan[place][name]!.replace(DATED, year) } };
+      }
+      const parameter = unsent[at - days.length - dayParams.length]!;
+      return { ...plan, query: { ...plan.query, [parameter.name]: `${year}-01-31${parameter.schema.format === 'date-time' ? 'T00:00:00Z' : ''}` } };
+    }
   }
 }
+
+/** A day or a time's year, and the years `early_date` puts there. */
+const DATED = /^\d{4}(?=-\d{2}-\d{2})/;
+const EARLY_YEARS = ['0001', '0010', '0026', '0099', '1970', '1999'];
 
 /** Marks a parameter value that is already URL-encoded on purpose (faults send bytes no encoder would). */
 const RAW = '\u0001raw\u0001';

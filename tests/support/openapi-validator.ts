@@ -64,7 +64,8 @@ export interface DocumentValidator {
 
 export function documentValidator(doc: OpenApiDocument): DocumentValidator {
   const ajv = new Ajv2020({ strict: true, allErrors: true, unicodeRegExp: true });
-  ajv.addVocabulary(['example', 'x-record-schema']);
+  // `discriminator` (SyncPushResult) only names the branch a `oneOf` already picks by its `entity` const.
+  ajv.addVocabulary(['example', 'discriminator']);
   ajv.addFormat('uuid', UUID);
   ajv.addFormat('date', isDate);
   ajv.addFormat('date-time', isDateTime);
@@ -114,14 +115,40 @@ export interface Answer {
   text: string;
 }
 
+/** A response or a header of the document, followed when it is a reference (`#/components/responses/NotFound`). */
+export function resolved(doc: OpenApiDocument, item: Schema | undefined): Schema | undefined {
+  const [, kind, name] = /^#\/components\/(responses|headers)\/(.+)$/.exec(item?.$ref ?? '') ?? [];
+  return kind && name ? (doc.components as Record<string, Record<string, Schema>>)[kind]?.[name] : item;
+}
+
+/** The headers an answer lacks or carries wrongly, of those its declared response says it carries (`required`). */
+function headerProblems(validator: DocumentValidator, declared: Schema, answer: Answer): string[] {
+  return Object.entries((declared.headers ?? {}) as Record<string, Schema>).flatMap(([name, item]) => {
+    const header = resolved(validator.doc, item)!;
+    const value = answer.headers.get(name);
+    if (value === null) return header.required ? [`no ${name} header`] : [];
+    const typed = header.schema?.type === 'integer' && /^\d+$/.test(value) ? Number(value) : value;
+    return validator.problems(header.schema ?? {}, typed).map((problem) => `header ${name} ${problem}`);
+  });
+}
+
 /**
  * What is wrong with an answer, measured against the operation's document: a status it does not
- * declare, a content type it does not declare for that status, a body that does not follow the
- * declared schema, or a body on a status declared without one. None when it conforms.
+ * declare (nor its `default` answer describe), a header the declared answer carries missing, a
+ * content type it does not declare for that status, a body that does not follow the declared schema
+ * (its `code` one the answer lists), or a body on a status declared without one. None when it conforms.
  */
 export function answerProblems(validator: DocumentValidator, op: Operation, answer: Answer): string[] {
-  const declared = op.spec.responses?.[String(answer.status)];
-  if (!declared) return [`status ${answer.status} is not declared (declared: ${Object.keys(op.spec.responses ?? {}).join(', ')})`];
+  const listed = op.spec.responses?.[String(answer.status)];
+  const declared = resolved(validator.doc, listed ?? op.spec.responses?.default);
+  const undeclared = `status ${answer.status} is not declared (declared: ${Object.keys(op.spec.responses ?? {}).join(', ')})`;
+  if (!declared) return [undeclared];
+  const problems = [...headerProblems(validator, declared, answer), ...bodyProblems(validator, declared, answer)];
+  // A status the operation does not list is the `default` answer's, if that answer describes it.
+  return !listed && problems.length ? [`${undeclared}, nor is it the default answer: ${problems.join('; ')}`] : problems;
+}
+
+function bodyProblems(validator: DocumentValidator, declared: Schema, answer: Answer): string[] {
   const content: Record<string, { schema?: Schema }> | undefined = declared.content;
   if (!content) return answer.text === '' ? [] : [`status ${answer.status} is declared without a body, but the answer has one`];
   const type = (answer.headers.get('content-type') ?? '').split(';')[0]!.trim();

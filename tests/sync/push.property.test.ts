@@ -40,17 +40,17 @@ const userPick = fc.option(fc.nat(2), { freq: 2 });
 
 const BAD_SALES = [
   'no_items', 'empty_items', 'negative_quantity', 'zero_quantity', 'four_decimals', 'string_quantity', 'items_not_array', 'unknown_product',
-  'bad_uuid', 'numeric_id', 'missing_id', 'future', 'ancient', 'not_a_date', 'not_an_object', 'huge_note', 'unknown_customer',
+  'bad_uuid', 'numeric_id', 'missing_id', 'year_zero', 'not_a_date', 'not_an_object', 'huge_note', 'unknown_customer',
   'unknown_user', 'change_without_cash', 'anonymous_short', 'bad_method', 'variant_of_another_product',
 ] as const;
 /** What the till sold that the server changed since: the sale is recorded all the same. */
 const CATALOGUE_CHANGES = ['product_given_variants', 'withdrawn_product', 'deleted_customer'] as const;
 const BAD_CUSTOMERS = [
   'no_name', 'blank_name', 'long_name', 'huge_name', 'bad_email', 'bad_uuid', 'numeric_id', 'not_an_object', 'negative_ceiling', 'card_taken',
-  'future', 'name_not_string',
+  'year_zero', 'name_not_string',
 ] as const;
 const BAD_EXPENSES = ['zero_amount', 'bad_category', 'bad_method', 'future_day', 'not_an_object', 'bad_uuid', 'unknown_user'] as const;
-const BAD_CASH = ['no_reason', 'zero_amount', 'bad_direction', 'future', 'not_an_object', 'bad_uuid', 'unknown_user'] as const;
+const BAD_CASH = ['no_reason', 'zero_amount', 'bad_direction', 'year_zero', 'not_an_object', 'bad_uuid', 'unknown_user'] as const;
 
 const saleSpec = fc.oneof(
   {
@@ -227,6 +227,14 @@ const nth = <T>(items: readonly T[], pick: number): T | undefined => (items.leng
 const pickId = (model: Model, ids: Iterable<string>, pick: number) => nth([...ids].filter((id) => !model.inPush.has(id)), pick);
 const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000).toISOString();
 
+/**
+ * A till's clock (CONTRACT section 4): mostly right, sometimes dead (1970), days ahead or months
+ * behind. Never a refusal: a time plainly wrong is replaced by the server's (tests/sync/clock-corrections.test.ts).
+ */
+const tillTime = (n: number) => [minutesAgo(5 + (n % 600)), minutesAgo(30), '1970-01-01T00:00:00.000Z', new Date(Date.now() + 3 * 86_400_000).toISOString(), minutesAgo(200 * 24 * 60)][n % 5]!;
+/** No calendar has it (PostgreSQL has no year 0): a malformed date. */
+const YEAR_ZERO = '0000-06-15T10:00:00Z';
+
 async function buildWorld(): Promise<World> {
   // Each run opens a shop through the public routes (registration, logins, pairing): a long shrink
   // would reach the per-address limit, so the test clears that bucket first.
@@ -384,8 +392,7 @@ function planSale(world: World, model: Model, route: Route, spec: SaleSpec): Pla
       case 'bad_uuid': return { entity: 'sales', raw: { ...base, id: 'vente-1' }, expect: { status: 'rejected', code: 'validation_failed' }, label };
       case 'numeric_id': return { entity: 'sales', raw: { ...base, id: 12 }, expect: { status: 'rejected', code: 'validation_failed' }, label };
       case 'missing_id': return { entity: 'sales', raw: { items: base.items, payments: base.payments }, expect: { status: 'rejected', code: 'validation_failed' }, label };
-      case 'future': return fresh({ ...base, created_at: new Date(Date.now() + 2 * 86_400_000).toISOString() }, 'validation_failed');
-      case 'ancient': return fresh({ ...base, created_at: new Date(Date.now() - 200 * 86_400_000).toISOString() }, 'validation_failed');
+      case 'year_zero': return fresh({ ...base, created_at: YEAR_ZERO }, 'validation_failed');
       case 'not_a_date': return fresh({ ...base, created_at: 'hier soir' }, 'validation_failed');
       case 'not_an_object': return { entity: 'sales', raw: spec.junk, expect: { status: 'rejected', code: 'validation_failed' }, label: `${label} ${JSON.stringify(spec.junk)}` };
       case 'huge_note': return fresh({ ...base, note: 'n'.repeat(20_000) }, 'validation_failed');
@@ -417,7 +424,7 @@ function planSale(world: World, model: Model, route: Route, spec: SaleSpec): Pla
         : [{ method: 'cash', amount_xaf: total + 500 }];
   const body = {
     id,
-    ...(valid.at ? { created_at: minutesAgo(5 + (total % 600)) } : {}),
+    ...(valid.at ? { created_at: tillTime(total) } : {}),
     ...(valid.user !== null ? { user_id: world.users[USERS[valid.user]!].id } : {}),
     ...(customer ? { customer_id: customer } : {}),
     items,
@@ -474,7 +481,7 @@ function planCustomer(world: World, model: Model, route: Route, spec: CustomerSp
       case 'not_an_object': return { entity: 'customers', raw: spec.junk, expect: { status: 'rejected', code: 'validation_failed' }, label: `${label} ${JSON.stringify(spec.junk)}` };
       case 'negative_ceiling': return rejected({ id, name: 'Awa', credit_ceiling_xaf: -5 }, 'validation_failed');
       case 'card_taken': return rejected({ id, name: 'Awa', card_no: world.card }, 'card_taken');
-      case 'future': return rejected({ id, name: 'Awa', created_at: new Date(Date.now() + 86_400_000).toISOString() }, 'validation_failed');
+      case 'year_zero': return rejected({ id, name: 'Awa', created_at: YEAR_ZERO }, 'validation_failed');
     }
   }
 
@@ -585,7 +592,7 @@ function planCash(world: World, model: Model, route: Route, spec: CashSpec): Pla
       case 'no_reason': return rejected({ id, direction: 'in', amount_xaf: 500, ...cashier }, 'validation_failed');
       case 'zero_amount': return rejected({ ...base, amount_xaf: 0 }, 'validation_failed');
       case 'bad_direction': return rejected({ ...base, direction: 'sideways' }, 'validation_failed');
-      case 'future': return rejected({ ...base, created_at: new Date(Date.now() + 86_400_000).toISOString() }, 'validation_failed');
+      case 'year_zero': return rejected({ ...base, created_at: YEAR_ZERO }, 'validation_failed');
       case 'not_an_object': return { entity: 'cash_movements', raw: spec.junk, expect: { status: 'rejected', code: 'validation_failed' }, label: `${label} ${JSON.stringify(spec.junk)}` };
       case 'bad_uuid': return rejected({ ...base, id: 'mouvement-1' }, 'validation_failed');
       case 'unknown_user': return rejected({ ...base, user_id: randomUUID() }, 'validation_failed');
@@ -600,7 +607,7 @@ function planCash(world: World, model: Model, route: Route, spec: CashSpec): Pla
     amount_xaf: 500,
     reason: 'Monnaie',
     ...(fresh.user !== null ? { user_id: world.users[USERS[fresh.user]!].id } : {}),
-    ...(fresh.at ? { created_at: minutesAgo(30) } : {}),
+    ...(fresh.at ? { created_at: tillTime(parseInt(id.slice(0, 4), 16)) } : {}),
   };
   // Drawer cash goes to the open shift of the record's user (else the bearer): only the cashier has one.
   const author = fresh.user !== null ? USERS[fresh.user]! : (bearerOf(world, route)?.role ?? null);

@@ -35,7 +35,8 @@ begin
                                                                       'vat_xaf', v.vat, 'total_xaf', v.total) order by v.rate)
         from (select vat_rate as rate, sum(vat_xaf) as vat, sum(total_xaf) as total from sale_items where sale_id = s.id group by vat_rate) v), '[]'),
       'quote_id', s.quote_id, 'void_reason', s.void_reason, 'voided_at', iso_time(s.voided_at),
-      'created_at', iso_time(s.created_at), 'recorded_at', iso_time(s.recorded_at), 'updated_at', iso_time(s.updated_at))
+      'created_at', iso_time(s.created_at), 'recorded_at', iso_time(s.recorded_at), 'updated_at', iso_time(s.updated_at),
+      'till_created_at', iso_time(s.till_created_at))
       from sales s left join users u on u.id = s.cashier_id
      where s.id = p_sale_id);
 end $$;

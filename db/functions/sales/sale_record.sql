@@ -1,7 +1,9 @@
 -- Records a sale. p_sale: {id, customer_id, device_id, note, redeem_points, created_at, request_hash,
 -- items: [{product_id, variant_id, name, quantity, unit_price_xaf, discount_xaf, vat_rate}],
 -- payments: [{method, amount_xaf, reference}]}. p_offline: a sale made on a till without connection,
--- never refused for stock, subscription or credit ceiling (it happened), keeping its created_at.
+-- never refused for stock, subscription or credit ceiling (it happened), keeping its created_at;
+-- till_created_at: the till's time of an offline sale recorded at now() instead, its till's clock being
+-- plainly wrong (api/sync/push.ts decides; CONTRACT section 4).
 -- p_quote_id: the quote converted into this sale (quote_convert): its lines carry the quote's prices,
 -- discounts and promotions, kept whoever converts it (the quote was priced under its author's limits).
 -- Returns {"id", "replayed"}: replayed when the same id came back with the same body.
@@ -317,10 +319,11 @@ begin
     returning last_no
   )
   insert into sales (id, receipt_no, customer_id, device_id, shift_id, note, subtotal_xaf, discount_xaf, vat_xaf, total_xaf,
-                     paid_xaf, change_xaf, credit_xaf, points_earned, points_redeemed, offline, request_hash, created_at, quote_id, reported_on)
+                     paid_xaf, change_xaf, credit_xaf, points_earned, points_redeemed, offline, request_hash, created_at, quote_id, reported_on,
+                     till_created_at)
   select the_sale, counter.last_no, customer.id, device.id, open_shift, p_sale ->> 'note', subtotal, discounts,
          vat_total, total, paid, change, credit, earned, redeem, p_offline, p_sale ->> 'request_hash', occurred_at, p_quote_id,
-         reported
+         reported, case when p_offline then (p_sale ->> 'till_created_at')::timestamptz end
     from counter;
   if not found then
     raise exception 'the receipt counter of shop % is missing', app_shop_id();
