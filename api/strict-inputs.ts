@@ -20,10 +20,18 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> => type
  * object takes any key: `z.looseObject`, a `catchall`), at any depth, through arrays, records,
  * optional, nullable, default, pipe (its input side) and lazy schemas. A union is walked with the
  * option the value parses with; when none does, a key is unknown only if every option lacks it.
+ * Runs on every body and query: one walk, paths joined only for what it finds.
  */
-export function unknownFields(schema: z.core.$ZodType, value: unknown, path: readonly (string | number)[] = []): string[] {
+export function unknownFields(schema: z.core.$ZodType, value: unknown, path = ''): string[] {
+  const found: string[] = [];
+  collectUnknown(schema, value, path, found);
+  return found;
+}
+
+const child = (path: string, key: string | number) => (path === '' ? String(key) : `${path}.${key}`);
+
+function collectUnknown(schema: z.core.$ZodType, value: unknown, path: string, found: string[]): void {
   const def = (schema as z.core.$ZodTypes)._zod.def;
-  const at = (key: string | number) => [...path, key];
   switch (def.type) {
     case 'optional':
     case 'nullable':
@@ -32,48 +40,55 @@ export function unknownFields(schema: z.core.$ZodType, value: unknown, path: rea
     case 'nonoptional':
     case 'readonly':
     case 'catch':
-      return value === undefined || value === null ? [] : unknownFields(def.innerType, value, path);
+      if (value !== undefined && value !== null) collectUnknown(def.innerType, value, path, found);
+      return;
     case 'pipe':
-      return unknownFields(def.in, value, path);
+      return collectUnknown(def.in, value, path, found);
     case 'lazy':
-      return unknownFields(def.getter(), value, path);
+      return collectUnknown(def.getter(), value, path, found);
     case 'array':
-      return Array.isArray(value) ? value.flatMap((item, index) => unknownFields(def.element, item, at(index))) : [];
+      if (Array.isArray(value)) for (let index = 0; index < value.length; index++) collectUnknown(def.element, value[index], child(path, index), found);
+      return;
     case 'tuple':
-      if (!Array.isArray(value)) return [];
-      return value.flatMap((item, index) => {
+      if (!Array.isArray(value)) return;
+      for (let index = 0; index < value.length; index++) {
         const element = def.items[index] ?? def.rest;
-        return element ? unknownFields(element, item, at(index)) : [];
-      });
+        if (element) collectUnknown(element, value[index], child(path, index), found);
+      }
+      return;
     case 'record':
-      return isPlainObject(value) ? Object.entries(value).flatMap(([key, item]) => unknownFields(def.valueType, item, at(key))) : [];
+      if (isPlainObject(value)) for (const key in value) if (Object.hasOwn(value, key)) collectUnknown(def.valueType, value[key], child(path, key), found);
+      return;
     case 'object': {
-      if (!isPlainObject(value)) return [];
+      if (!isPlainObject(value)) return;
       // A strict object's catchall is `never`: its extra keys are unknown fields too (zod's own issue is dropped).
       const open = def.catchall !== undefined && (def.catchall as z.core.$ZodTypes)._zod.def.type !== 'never';
-      return Object.entries(value).flatMap(([key, item]) => {
-        if (Object.hasOwn(def.shape, key)) return unknownFields(def.shape[key]!, item, at(key));
-        if (open) return unknownFields(def.catchall!, item, at(key));
-        return [[...path, key].join('.')];
-      });
+      for (const key of Object.keys(value)) {
+        if (Object.hasOwn(def.shape, key)) collectUnknown(def.shape[key]!, value[key], child(path, key), found);
+        else if (open) collectUnknown(def.catchall!, value[key], child(path, key), found);
+        else found.push(child(path, key));
+      }
+      return;
     }
     case 'union': {
       const chosen = def.options.find((option) => z.safeParse(option, value).success);
-      if (chosen) return unknownFields(chosen, value, path);
-      return common(def.options.map((option) => unknownFields(option, value, path)));
+      if (chosen) return collectUnknown(chosen, value, path, found);
+      found.push(...common(def.options.map((option) => unknownFields(option, value, path))));
+      return;
     }
     case 'intersection':
       // Each side knows its own keys: unknown is what neither side knows.
-      return common([unknownFields(def.left, value, path), unknownFields(def.right, value, path)]);
+      found.push(...common([unknownFields(def.left, value, path), unknownFields(def.right, value, path)]));
+      return;
     default:
-      return [];
+      return;
   }
 }
 
 /** The paths found in every list. */
 function common(lists: string[][]): string[] {
   const [first = [], ...rest] = lists;
-  return first.filter((found) => rest.every((list) => list.includes(found)));
+  return first.filter((path) => rest.every((list) => list.includes(path)));
 }
 
 type JsonSchema = Record<string, unknown>;
