@@ -143,7 +143,8 @@ const API_DESCRIPTION = [
     'profile; other writes answer 402 `subscription_required`.',
   '',
   '**Rate limits** (429 `rate_limited`, counted in PostgreSQL across processes): 300 public requests per address in 15 minutes; ' +
-    '10 failed logins per e-mail in 15 minutes; 5 forgot-password requests per e-mail an hour; 10 registrations per e-mail an hour.',
+    '10 failed logins per e-mail in 15 minutes; 5 forgot-password requests per e-mail an hour; 10 registrations per e-mail an hour. ' +
+    'Each window starts with its first request; a refusal\'s `Retry-After` is the seconds left in it.',
   '',
   '**Browsers.** CORS is open to any origin: tokens travel in headers, never in cookies.',
   '',

@@ -22,7 +22,7 @@ export class AppError extends Error {
     super(message);
   }
 
-  /** A 429's `Retry-After` in seconds when it is not a rate limit's window (60). */
+  /** A 429's `Retry-After` in seconds: what is left of a rate limit's window, or a moment for a shop's share; 60 when unknown. */
   retryAfterS?: number;
 }
 

@@ -23,11 +23,21 @@ export async function hit(sql: Sql, bucket: string, limit: Limit): Promise<boole
   return row!.allowed;
 }
 
-/** Counts a hit in `bucket` under the limit `name`: 429 `rate_limited` once over it, counted in the metrics by that name. */
+/** Whole seconds until the bucket's window ends and its count starts again: when a refused caller may try again. */
+async function retryAfterS(sql: Sql, bucket: string, limit: Limit): Promise<number | undefined> {
+  const [row] = await sql<{ seconds: number | null }[]>`select rate_limit_retry_after(${bucket}, ${limit.window}::interval) as seconds`;
+  return row?.seconds ?? undefined;
+}
+
+/**
+ * Counts a hit in `bucket` under the limit `name`: 429 `rate_limited` once over it, counted in the
+ * metrics by that name, with `Retry-After` the seconds left in the bucket's window (up to an hour).
+ */
 export async function withinLimit(c: Context<AppEnv>, name: LimitName, bucket: string): Promise<void> {
-  if (await hit(c.var.deps.sql, bucket, LIMITS[name])) return;
+  const { sql } = c.var.deps;
+  if (await hit(sql, bucket, LIMITS[name])) return;
   c.var.metrics.rateLimited(name);
-  throw errors.rateLimited();
+  throw errors.rateLimited(await retryAfterS(sql, bucket, LIMITS[name]));
 }
 
 /** Gives back a hit counted up front for an attempt that did not fail. */

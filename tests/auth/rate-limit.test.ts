@@ -108,6 +108,21 @@ t.test('the 6th forgot-password request for one e-mail within an hour is a 429',
   t.equal(other.status, 200, 'another e-mail is still served');
 });
 
+t.test('a rate limit\'s Retry-After is the time left in its window: up to an hour for forgot-password, up to 15 minutes for logins', async (t) => {
+  const shop = await registerShop(api);
+  for (let i = 0; i < 5; i++) await api.request('POST', '/auth/forgot-password', { body: { email: shop.email } });
+  const forgot = await api.request('POST', '/auth/forgot-password', { body: { email: shop.email } });
+  assertRateLimited(t, forgot, 'the 6th forgot-password request');
+  const hour = Number(forgot.headers.get('retry-after'));
+  t.ok(hour > 3500 && hour <= 3600, `Retry-After ${hour} s: what is left of the hour`);
+  const email = uniqueEmail('locked');
+  await failLogins(t, api, email, 10);
+  const login = await loginThrough(api, email, PASSWORD);
+  assertRateLimited(t, login, 'the 11th login');
+  const quarter = Number(login.headers.get('retry-after'));
+  t.ok(quarter > 800 && quarter <= 900, `Retry-After ${quarter} s: what is left of the 15 minutes`);
+});
+
 t.test('the 11th registration attempt for one e-mail within an hour is a 429', async (t) => {
   const email = uniqueEmail('owner');
   const body = { shop_name: 'Boutique', owner_name: 'Awa', owner_email: email, password: PASSWORD };

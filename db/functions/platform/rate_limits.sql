@@ -19,3 +19,14 @@ create or replace function rate_limit_refund(p_bucket text)
   as $$
     update rate_limits set hits = greatest(hits - 1, 0) where bucket = p_bucket
 $$;
+
+-- Whole seconds until the bucket's current window ends and its count starts again (at least 1): a
+-- refused caller's Retry-After.
+create or replace function rate_limit_retry_after(p_bucket text, p_window interval)
+  returns integer
+  language sql stable security definer
+  set search_path = pg_catalog, public
+  as $$
+    select greatest(1, ceil(extract(epoch from (window_started_at + p_window - now())))::integer)
+      from rate_limits where bucket = p_bucket
+$$;
