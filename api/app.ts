@@ -36,6 +36,7 @@ import { syncRoutes } from './sync/routes.ts';
 import { userRoutes } from './users/routes.ts';
 import { installValidationMessages } from './validation.ts';
 import { closeRequestBodies } from './strict-inputs.ts';
+import { registerErrorAnswers } from './docs/error-answers.ts';
 import { admission } from './middleware/admission.ts';
 import { shareKey } from './middleware/auth.ts';
 import { answerWithin } from './middleware/deadline.ts';
@@ -275,6 +276,7 @@ export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
   app.route('/', docsRoutes);
   app.route(API_PREFIX, v1);
 
+  registerErrorAnswers(app.openAPIRegistry);
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', {
     type: 'http',
     scheme: 'bearer',

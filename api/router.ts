@@ -33,7 +33,7 @@ const NoQuery = z.object({});
  * codes (STANDARD_CODES; a device's 401 its own), then the codes the route's `refusals` add, whose
  * meanings win; how the document writes them out: api/docs/error-answers.ts.
  */
-function withStandardAnswers(route: RouteConfig, usesDatabase: boolean, registry: OpenAPIHono['openAPIRegistry']): RouteConfig {
+function withStandardAnswers(route: RouteConfig, usesDatabase: boolean): RouteConfig {
   const middleware = [route.middleware ?? []].flat() as MiddlewareHandler<AppEnv>[];
   const request = { ...route.request };
   const statuses = new Set<keyof typeof STANDARD_CODES>();
@@ -55,7 +55,7 @@ function withStandardAnswers(route: RouteConfig, usesDatabase: boolean, registry
   if (usesDatabase) add(503);
   const device = middleware.includes(authenticateDevice) || middleware.includes(authenticateDeviceEach);
   const standard: Record<number, Codes> = Object.fromEntries([...statuses].map((status) => [status, status === 401 && device ? DEVICE_UNAUTHENTICATED : STANDARD_CODES[status]]));
-  return { ...route, security: securityOf(route, middleware), request, responses: documentedAnswers(registry, { ...route, request }, standard) };
+  return { ...route, security: securityOf(route, middleware), request, responses: documentedAnswers({ ...route, request }, standard) };
 }
 
 /**
@@ -104,7 +104,7 @@ export function newRouter({ usesDatabase = true }: { usesDatabase?: boolean } = 
   const router = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   const register = router.openapi;
   router.openapi = ((route: RouteConfig, handler: Parameters<typeof inRequestTransaction>[0]) => {
-    const standard = withStandardAnswers(route, usesDatabase, router.openAPIRegistry);
+    const standard = withStandardAnswers(route, usesDatabase);
     return (register as (...args: unknown[]) => unknown)(standard, inRequestTransaction(handler), strictHook(standard));
   }) as typeof router.openapi;
   return router;

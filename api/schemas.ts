@@ -274,6 +274,7 @@ export const jsonResponse = <T extends z.ZodType>(description: string, schema: T
  */
 export type Meaning = string | { on: string; meaning: string };
 export type Codes = Record<string, Meaning>;
+export const meaningOf = (meaning: Meaning) => (typeof meaning === 'string' ? meaning : meaning.meaning);
 
 /**
  * The codes each error status answers wherever an operation can give it (CONTRACT section 2), with
@@ -321,7 +322,7 @@ const REFUSED_CODES = new WeakMap<object, Codes>();
  * writes the answer out: `code` an enum of them, one example per code (api/docs/error-answers.ts).
  */
 export function refusals<S extends number>(status: S, codes: Codes): Record<S, ErrorAnswer> {
-  const list = Object.entries(codes).map(([code, meaning]) => `\n- \`${code}\`: ${typeof meaning === 'string' ? meaning : meaning.meaning}`);
+  const list = Object.entries(codes).map(([code, meaning]) => `\n- \`${code}\`: ${meaningOf(meaning)}`);
   const answer: ErrorAnswer = { description: `Codes:${list.join('')}`, content: { 'application/json': { schema: ErrorBody } } };
   REFUSED_CODES.set(answer, codes);
   return { [status]: answer } as Record<S, ErrorAnswer>;

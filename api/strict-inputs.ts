@@ -28,9 +28,8 @@ export function unknownFields(schema: z.core.$ZodType, value: unknown, path = ''
   return found;
 }
 
-const child = (path: string, key: string | number) => (path === '' ? String(key) : `${path}.${key}`);
-
-function collectUnknown(schema: z.core.$ZodType, value: unknown, path: string, found: string[]): void {
+/** The zod schema under optional, nullable, default, pipe (its input side), lazy and the like: what a present value is checked against. */
+export function unwrapped(schema: z.core.$ZodType): z.core.$ZodTypes {
   const def = (schema as z.core.$ZodTypes)._zod.def;
   switch (def.type) {
     case 'optional':
@@ -40,12 +39,22 @@ function collectUnknown(schema: z.core.$ZodType, value: unknown, path: string, f
     case 'nonoptional':
     case 'readonly':
     case 'catch':
-      if (value !== undefined && value !== null) collectUnknown(def.innerType, value, path, found);
-      return;
+      return unwrapped(def.innerType);
     case 'pipe':
-      return collectUnknown(def.in, value, path, found);
+      return unwrapped(def.in);
     case 'lazy':
-      return collectUnknown(def.getter(), value, path, found);
+      return unwrapped(def.getter());
+    default:
+      return schema as z.core.$ZodTypes;
+  }
+}
+
+const child = (path: string, key: string | number) => (path === '' ? String(key) : `${path}.${key}`);
+
+// A null or absent value holds no field: every case below finds nothing in it.
+function collectUnknown(schema: z.core.$ZodType, value: unknown, path: string, found: string[]): void {
+  const def = unwrapped(schema)._zod.def;
+  switch (def.type) {
     case 'array':
       if (Array.isArray(value)) for (let index = 0; index < value.length; index++) collectUnknown(def.element, value[index], child(path, index), found);
       return;

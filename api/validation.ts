@@ -59,6 +59,9 @@ export function installValidationMessages(): void {
   });
 }
 
+/** Headers arrive lower-cased; a failing one is named as it is documented (`Idempotency-Key`). */
+export const documentedHeaderName = (key: string) => key.replace(/(^|-)([a-z])/g, (_, dash: string, letter: string) => dash + letter.toUpperCase());
+
 type ValidationResult = ({ success: true } | { success: false; error: z.ZodError }) & { target?: string };
 
 /**
@@ -70,11 +73,9 @@ type ValidationResult = ({ success: true } | { success: false; error: z.ZodError
 export const strictValidationHook = (strictAgainst?: z.core.$ZodType) => (result: ValidationResult, sent?: unknown): void => {
   const unknown = strictAgainst ? unknownFields(strictAgainst, sent) : [];
   if (result.success && unknown.length === 0) return;
-  // Headers arrive lower-cased; a failing one is named as it is documented (`Idempotency-Key`).
-  const headerName = (key: string) => key.replace(/(^|-)([a-z])/g, (_, dash: string, letter: string) => dash + letter.toUpperCase());
   // A strict object's own complaint about extra keys is said once, as an unknown field on each.
   const issues = result.success ? [] : result.error.issues.filter((issue) => !(strictAgainst && issue.code === 'unrecognized_keys'));
-  const failure = fromZodError(new z.ZodError(issues), result.target === 'header' ? headerName : undefined);
+  const failure = fromZodError(new z.ZodError(issues), result.target === 'header' ? documentedHeaderName : undefined);
   // Keyed by what the client sent, `constructor` and `__proto__` included: a map without a prototype takes them as keys.
   const fieldErrors: FieldErrors = Object.assign(Object.create(null), failure.errors);
   for (const path of unknown) (fieldErrors[path] ??= []).push(UNKNOWN_FIELD);

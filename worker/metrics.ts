@@ -3,6 +3,7 @@ import type { Job, WorkerEvents } from 'graphile-worker';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { type AppError, errorBody, errors } from '../api/errors.ts';
 import { carriesMetricsToken } from '../api/metrics/token.ts';
 import type { Runtime } from '../api/runtime.ts';
 import type { Liveness } from './liveness.ts';
@@ -119,9 +120,11 @@ export interface MetricsServer {
   close(): Promise<void>;
 }
 
-const NOT_FOUND = JSON.stringify({ message: 'Not found.', code: 'not_found' });
-const UNAUTHENTICATED = JSON.stringify({ message: 'Unauthenticated.', code: 'unauthenticated' });
-const SERVER_ERROR = JSON.stringify({ message: 'Server Error.', code: 'server_error' });
+/** The CONTRACT's answers, as the API's error handler writes them (in English: no caller is known). */
+const answerOf = (error: AppError) => JSON.stringify(errorBody(error, 'en'));
+const NOT_FOUND = answerOf(errors.notFound());
+const UNAUTHENTICATED = answerOf(errors.unauthenticated());
+const SERVER_ERROR = answerOf(errors.serverError());
 
 /**
  * `GET /metrics` on WORKER_METRICS_PORT, as web serves its own (CONTRACT section 16): Prometheus text

@@ -1,8 +1,9 @@
 import type { OpenAPIHono, RouteConfig } from '@hono/zod-openapi';
 import type { z } from 'zod';
 import { errors } from '../errors.ts';
-import { type Codes, DEVICE_UNAUTHENTICATED, ErrorBody, type Meaning, refusedCodes, STANDARD_CODES } from '../schemas.ts';
-import { UNKNOWN_FIELD } from '../strict-inputs.ts';
+import { type Codes, DEVICE_UNAUTHENTICATED, ErrorBody, meaningOf, refusedCodes, STANDARD_CODES } from '../schemas.ts';
+import { UNKNOWN_FIELD, unwrapped } from '../strict-inputs.ts';
+import { documentedHeaderName } from '../validation.ts';
 
 /**
  * How an operation's answers are written in the OpenAPI document, so that a client developer (and a
@@ -82,7 +83,6 @@ const SHARED: { name: string; status: string; codes: Codes }[] = [
   { name: 'DefaultError', status: 'default', codes: DEFAULT_CODES },
 ];
 
-const meaningOf = (meaning: Meaning) => (typeof meaning === 'string' ? meaning : meaning.meaning);
 const sameCodes = (a: Codes, b: Codes) =>
   Object.keys(a).length === Object.keys(b).length && Object.entries(a).every(([code, meaning]) => code in b && meaningOf(b[code]!) === meaningOf(meaning));
 
@@ -103,26 +103,6 @@ const AN_UNKNOWN_PARAMETER = 'dat';
 interface Input {
   key: string;
   message: string;
-}
-
-/** The zod schema under optional, nullable, default, pipe (its input side) and lazy. */
-function unwrapped(schema: z.core.$ZodType): z.core.$ZodTypes {
-  const def = (schema as z.core.$ZodTypes)._zod.def;
-  switch (def.type) {
-    case 'optional':
-    case 'nullable':
-    case 'default':
-    case 'prefault':
-    case 'readonly':
-    case 'catch':
-      return unwrapped(def.innerType);
-    case 'pipe':
-      return unwrapped(def.in);
-    case 'lazy':
-      return unwrapped(def.getter());
-    default:
-      return schema as z.core.$ZodTypes;
-  }
 }
 
 /** What the service says of a malformed value of this schema (api/validation.ts), for an example. */
@@ -152,9 +132,6 @@ function fieldsOf(schema: z.core.$ZodType): [string, z.core.$ZodType][] {
 
 const isOptional = (schema: z.core.$ZodType) => (schema as z.core.$ZodTypes)._zod.optin === 'optional';
 
-/** As api/validation.ts names a failing header: `Idempotency-Key`. */
-const headerName = (key: string) => key.replace(/(^|-)([a-z])/g, (_, dash: string, letter: string) => dash + letter.toUpperCase());
-
 /**
  * The input a `validation_failed` example names: the first required body field, else the first body
  * field, else the first path, query or header parameter; none when the operation takes no input.
@@ -165,7 +142,7 @@ function firstInput(request: RouteConfig['request']): Input | undefined {
   const fields = body ? fieldsOf(body) : [];
   const [key, schema] = fields.find(([, field]) => !isOptional(field)) ?? fields[0] ?? [];
   if (key && schema) return { key, message: isOptional(schema) ? complaintAbout(schema) : 'This field is required.' };
-  for (const [part, name] of [['params', String], ['query', String], ['headers', headerName]] as const) {
+  for (const [part, name] of [['params', String], ['query', String], ['headers', documentedHeaderName]] as const) {
     const parameters = request?.[part];
     const [first] = parameters && !Array.isArray(parameters) ? fieldsOf(parameters as z.core.$ZodType) : [];
     if (first) return { key: name(first[0]), message: complaintAbout(first[1]) };
@@ -201,16 +178,22 @@ function errorAnswer(status: string, codes: Codes, input: Input | undefined): ob
 }
 
 /**
+ * The components the answers of every route refer to, registered once in the app's document: the
+ * error shape, the answers with a status's standard codes, the headers.
+ */
+export function registerErrorAnswers(registry: OpenAPIHono['openAPIRegistry']): void {
+  registry.register('ErrorResponse', ErrorBody);
+  for (const { name, status, codes } of SHARED) registry.registerComponent('responses', name, errorAnswer(status, codes, undefined) as never);
+  for (const name of Object.keys(HEADERS) as HeaderName[]) registry.registerComponent('headers', name, HEADERS[name] as never);
+}
+
+/**
  * The answers of a route as the document states them: each error answer `refusals` (or
  * `errorResponses`) built, with `standard` (the codes its definition implies, by status) before its
- * own, written out or referred to; every other answer of the route as it is, with `X-Request-Id`; and
- * `default`. The components it refers to are registered in `registry`.
+ * own, written out or referred to (the components of `registerErrorAnswers`); every other answer of
+ * the route as it is, with `X-Request-Id`; and `default`.
  */
-export function documentedAnswers(
-  registry: OpenAPIHono['openAPIRegistry'],
-  route: RouteConfig,
-  standard: Partial<Record<number, Codes>>,
-): RouteConfig['responses'] {
+export function documentedAnswers(route: RouteConfig, standard: Partial<Record<number, Codes>>): RouteConfig['responses'] {
   const input = firstInput(route.request);
   const byStatus = new Map<string, Codes>(Object.entries(standard).map(([status, codes]) => [status, { ...codes }]));
   const answers: RouteConfig['responses'] = {};
@@ -226,17 +209,10 @@ export function documentedAnswers(
     }
   }
   byStatus.set('default', DEFAULT_CODES);
-  registry.register('ErrorResponse', ErrorBody);
   // Statuses in order, `default` last.
   for (const [status, codes] of [...byStatus].sort(([a], [b]) => (a === 'default' ? 1 : b === 'default' ? -1 : Number(a) - Number(b)))) {
     const shared = SHARED.find((candidate) => candidate.status === status && sameCodes(candidate.codes, codes));
-    if (!shared) {
-      answers[status] = errorAnswer(status, codes, input) as never;
-      continue;
-    }
-    registry.registerComponent('responses', shared.name, errorAnswer(status, codes, input) as never);
-    answers[status] = { $ref: `#/components/responses/${shared.name}` };
+    answers[status] = shared ? { $ref: `#/components/responses/${shared.name}` } : (errorAnswer(status, codes, input) as never);
   }
-  for (const name of Object.keys(HEADERS) as HeaderName[]) registry.registerComponent('headers', name, HEADERS[name] as never);
   return answers;
 }
