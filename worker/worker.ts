@@ -17,6 +17,7 @@ import { billingSendReminder } from './tasks/billing__send_reminder.ts';
 import { chargePoll } from './tasks/charge__poll.ts';
 import { commissionAccrue } from './tasks/commission__accrue.ts';
 import { commissionMarkPayable } from './tasks/commission__mark_payable.ts';
+import { fiscalClosePeriods } from './tasks/fiscal__close_periods.ts';
 import { mailPruneSent } from './tasks/mail__prune_sent.ts';
 import { reportEmailZ } from './tasks/report__email_z.ts';
 import { reportSealZ } from './tasks/report__seal_z.ts';
@@ -36,6 +37,7 @@ export function taskList(ctx: WorkerContext): TaskList {
     alerts__send_digest: alertsSendDigest(ctx),
     report__seal_z: reportSealZ,
     report__email_z: reportEmailZ(ctx),
+    fiscal__close_periods: fiscalClosePeriods,
     charge__poll: chargePoll(ctx),
     billing__email_receipt: billingEmailReceipt(ctx),
     billing__remind_renewal: billingRemindRenewal,
@@ -80,6 +82,8 @@ export const CRONTAB = [
   '5 * * * * alerts__daily_digest ?id=alerts_daily_digest',
   // Hourly, with a day of backfill: each shop's days are sealed in the first run after its midnight.
   '10 * * * * report__seal_z ?id=report_seal_z&fill=1d',
+  // Hourly, with a day of backfill: each shop's month (and year) is closed in the first run after it ends.
+  '25 * * * * fiscal__close_periods ?id=fiscal_close_periods&fill=1d',
   // Hourly: a shop whose subscription ends within 3 days is reminded once per end.
   '20 * * * * billing__remind_renewal ?id=billing_remind_renewal',
   // Daily, with a day of backfill: commission lines past their 14-day refund window become payable.

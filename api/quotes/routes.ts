@@ -5,6 +5,7 @@ import type { AppEnv } from '../env.ts';
 import { errors } from '../errors.ts';
 import { CursorAt, decodeCursor, page } from '../lib/pagination.ts';
 import { authenticate, requireActiveSubscription, requireRole } from '../middleware/auth.ts';
+import { HTML_PAGE } from '../receipts/schemas.ts';
 import { newRouter } from '../router.ts';
 import { bearer, jsonBody, jsonResponse, many, one, pickErrors, refusals } from '../schemas.ts';
 import { renderQuoteDocument } from './document.ts';
@@ -195,7 +196,7 @@ const document = createRoute({
   middleware: readers,
   request: { params: QuoteParam, query: QuoteDocumentQuery },
   responses: {
-    200: { description: 'The HTML page itself (not JSON).', content: { 'text/html': { schema: z.string() } } },
+    200: HTML_PAGE,
     ...pickErrors(401, 403, 404),
   },
 });

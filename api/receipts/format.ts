@@ -166,9 +166,16 @@ export interface Labels {
   cacPartOf: string;
   ofTheVat: string;
   page: string;
+  creditNote: string;
+  creditNoteNo: string;
+  originalInvoice: string;
+  dated: string;
+  refund: string;
+  refundReason: string;
+  refundRef: string;
 }
 
-/** Every word a receipt, an invoice, a quote or a receipt e-mail prints, in both languages. */
+/** Every word a receipt, an invoice, a quote, a credit note or a receipt e-mail prints, in both languages. */
 export const LABELS: Record<ReceiptLocale, Labels> = {
   fr: {
     invoice: 'Facture',
@@ -234,6 +241,13 @@ export const LABELS: Record<ReceiptLocale, Labels> = {
     cacPartOf: 'dont CAC',
     ofTheVat: 'de la TVA',
     page: 'Page',
+    creditNote: 'Avoir',
+    creditNoteNo: 'Avoir n°',
+    originalInvoice: 'Facture d\'origine',
+    dated: 'du',
+    refund: 'Remboursement',
+    refundReason: 'Motif',
+    refundRef: 'Réf. remboursement',
   },
   en: {
     invoice: 'Invoice',
@@ -299,6 +313,13 @@ export const LABELS: Record<ReceiptLocale, Labels> = {
     cacPartOf: 'of which CAC',
     ofTheVat: 'of the VAT',
     page: 'Page',
+    creditNote: 'Credit note',
+    creditNoteNo: 'Credit note no.',
+    originalInvoice: 'Original invoice',
+    dated: 'of',
+    refund: 'Refund',
+    refundReason: 'Reason',
+    refundRef: 'Refund ref.',
   },
 };
 

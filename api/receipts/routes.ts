@@ -9,11 +9,12 @@ import { newRouter } from '../router.ts';
 import { loadReceiptInput } from '../sales/queries.ts';
 import type { ReceiptInput } from '../sales/schemas.ts';
 import { bearer, emailAddress, jsonResponse, Locale, one, pickErrors, refusals } from '../schemas.ts';
+import { renderCreditNote } from './credit-note.ts';
 import { renderEscPos } from './escpos.ts';
 import { ESCPOS_RECEIPT } from './examples.ts';
 import { renderInvoice } from './invoice.ts';
 import { COLUMNS, type PaperWidth } from './layout.ts';
-import { INVOICE_CSP, InvoiceQuery, LocaleQuery, SaleParam, TextQuery, TextReceipt } from './schemas.ts';
+import { HTML_PAGE, INVOICE_CSP, InvoiceQuery, LocaleQuery, RefundParam, SaleParam, TextQuery, TextReceipt } from './schemas.ts';
 import { renderText } from './text.ts';
 
 /** The job that e-mails a receipt (worker/tasks/sale__email_receipt.ts). */
@@ -142,7 +143,29 @@ const invoiceRoute = createRoute({
   middleware: readers,
   request: { params: SaleParam, query: InvoiceQuery },
   responses: {
-    200: { description: 'The HTML page itself (not JSON).', content: { 'text/html': { schema: z.string() } } },
+    200: HTML_PAGE,
+    ...pickErrors(401, 403, 404),
+  },
+});
+
+const creditNoteRoute = createRoute({
+  method: 'get',
+  path: '/sales/{sale_id}/refunds/{refund_id}/credit-note',
+  tags,
+  operationId: 'getRefundCreditNote',
+  summary: 'A refund\'s credit note (avoir) as one printable HTML page (any shop user)',
+  description:
+    'The same self-contained page as the invoice (inline CSS, `@page` A4 or A3, no external request), titled "Avoir n° 3" / "Credit note no. 3" ' +
+    'after the refund\'s `credit_note_no` (gap-free per shop). It names the invoice it corrects (the sale\'s receipt number and date, ' +
+    '"Facture n° 1042 du 21/11/2026 10:14"), the shop\'s legal details and the customer as the invoice prints them, the lines given back ' +
+    '(quantity, unit price, the refunded share of the line\'s discounts, amount), the VAT given back per rate (base and VAT), the total, ' +
+    'the refund\'s method and reason, and the total in words ("Arrêté le présent avoir à la somme de..."). ' +
+    'A refund that is not of this sale, or a sale of another shop, is a 404.',
+  security: bearer,
+  middleware: readers,
+  request: { params: RefundParam, query: InvoiceQuery },
+  responses: {
+    200: HTML_PAGE,
     ...pickErrors(401, 403, 404),
   },
 });
@@ -201,4 +224,13 @@ export const receiptRoutes = newRouter()
     const input = await receiptInput(c.var.tx, sale_id);
     c.header('Content-Security-Policy', INVOICE_CSP);
     return c.html(renderInvoice(input, format, locale ?? input.shop.locale), 200);
+  })
+  .openapi(creditNoteRoute, async (c) => {
+    const { sale_id, refund_id } = c.req.valid('param');
+    const { format, locale } = c.req.valid('query');
+    const input = await receiptInput(c.var.tx, sale_id);
+    const refund = input.sale.refunds.find((candidate) => candidate.id === refund_id);
+    if (!refund) throw errors.notFound();
+    c.header('Content-Security-Policy', INVOICE_CSP);
+    return c.html(renderCreditNote(input, refund, format, locale ?? input.shop.locale), 200);
   });

@@ -6,6 +6,8 @@ import { TEXT_RECEIPT } from './examples.ts';
 
 export const SaleParam = z.object({ sale_id: Uuid.openapi({ param: { name: 'sale_id', in: 'path' } }) });
 
+export const RefundParam = SaleParam.extend({ refund_id: Uuid.openapi({ param: { name: 'refund_id', in: 'path' } }) });
+
 export const LocaleQuery = Locale.optional().openapi({ param: { name: 'locale', in: 'query' }, description: 'fr or en; the shop\'s language when omitted.' });
 
 export const InvoiceQuery = z.object({
@@ -30,6 +32,9 @@ export const TextReceipt = z
     text: z.string().openapi({ description: 'The receipt, lines separated by \\n, no control characters.' }),
   })
   .openapi('TextReceipt', { example: TEXT_RECEIPT });
+
+/** The 200 answer of the printable documents (invoice, credit note, quote, shared invoice): the page itself. */
+export const HTML_PAGE = { description: 'The HTML page itself (not JSON).', content: { 'text/html': { schema: z.string() } } };
 
 /** The invoice may only style itself: even a name that slipped past escaping could fetch nothing. */
 export const INVOICE_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'";

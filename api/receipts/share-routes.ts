@@ -12,7 +12,7 @@ import { bearer, jsonResponse, one, pickErrors, refusals, Text, Timestamp } from
 import { SHARED_LINKS } from './examples.ts';
 import { renderInvoice } from './invoice.ts';
 import { SHARE_LINK_DAYS, shareExpiry, signShareToken, verifyShareToken } from './share.ts';
-import { INVOICE_CSP, InvoiceQuery, SaleParam, TextQuery, TextReceipt } from './schemas.ts';
+import { HTML_PAGE, INVOICE_CSP, InvoiceQuery, SaleParam, TextQuery, TextReceipt } from './schemas.ts';
 import { renderText } from './text.ts';
 
 const readers: MiddlewareHandler<AppEnv>[] = [authenticate, requireRole('cashier')];
@@ -65,7 +65,7 @@ const sharedInvoiceRoute = createRoute({
   middleware: [limitPublicByAddress],
   request: { params: TokenParam, query: InvoiceQuery },
   responses: {
-    200: { description: 'The HTML page itself (not JSON).', content: { 'text/html': { schema: z.string() } } },
+    200: HTML_PAGE,
     ...pickErrors(404, 429),
   },
 });

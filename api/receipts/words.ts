@@ -102,11 +102,12 @@ export function xafInWords(amount: number, locale: ReceiptLocale): string {
   return `${words}${of} ${Math.abs(amount) < 2 ? 'franc CFA' : 'francs CFA'}`;
 }
 
-/** The sentence that closes an invoice or a quote with its total in words. */
-export function closingInWords(total_xaf: number, document: 'invoice' | 'quote', locale: ReceiptLocale): string {
+/** The sentence that closes an invoice, a quote or a credit note (avoir) with its total in words. */
+export function closingInWords(total_xaf: number, document: 'invoice' | 'quote' | 'credit_note', locale: ReceiptLocale): string {
   const sum = xafInWords(total_xaf, locale);
   if (locale === 'fr') {
-    return document === 'invoice' ? `Arrêtée la présente facture à la somme de ${sum}.` : `Arrêté le présent devis à la somme de ${sum}.`;
+    const closed = { invoice: 'Arrêtée la présente facture', quote: 'Arrêté le présent devis', credit_note: 'Arrêté le présent avoir' }[document];
+    return `${closed} à la somme de ${sum}.`;
   }
-  return `This ${document} is closed at the sum of ${sum}.`;
+  return `This ${{ invoice: 'invoice', quote: 'quote', credit_note: 'credit note' }[document]} is closed at the sum of ${sum}.`;
 }

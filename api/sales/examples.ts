@@ -186,6 +186,7 @@ export const SALE = example({
 
 export const REFUND = example({
   id: 'de6275af-7e63-4063-8f43-309834debd07',
+  credit_note_no: 1,
   method: 'cash',
   reason: 'Savon abîmé',
   total_xaf: 188,

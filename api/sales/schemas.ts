@@ -39,6 +39,11 @@ export const SalePaymentRecord = z
 export const RefundRecord = z
   .object({
     id: Uuid,
+    credit_note_no: z.number().int().openapi({
+      description:
+        'The refund is a credit note (avoir): numbered 1, 2, 3... per shop with no gap, apart from receipt numbers. ' +
+        'Its document: `GET /sales/{sale_id}/refunds/{refund_id}/credit-note`.',
+    }),
     method: SaleMethod,
     reason: z.string().nullable(),
     total_xaf: z.number().int(),

@@ -25,7 +25,7 @@ begin
           'created_at', iso_time(p.created_at)) order by p.created_at, p.kind, p.position nulls last, p.id)
         from sale_payments p where p.sale_id = s.id), '[]'),
       'refunds', coalesce((select jsonb_agg(jsonb_build_object(
-          'id', r.id, 'method', r.method, 'reason', r.reason, 'total_xaf', r.total_xaf, 'vat_xaf', r.vat_xaf,
+          'id', r.id, 'credit_note_no', r.credit_note_no, 'method', r.method, 'reason', r.reason, 'total_xaf', r.total_xaf, 'vat_xaf', r.vat_xaf,
           'created_at', iso_time(r.created_at),
           'items', (select coalesce(jsonb_agg(jsonb_build_object('sale_item_id', ri.sale_item_id, 'quantity', ri.quantity,
                                                                  'total_xaf', ri.total_xaf, 'vat_xaf', ri.vat_xaf)), '[]')

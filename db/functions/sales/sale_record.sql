@@ -66,6 +66,8 @@ declare
   moved_variants uuid[];
   moved_variant_quantities numeric[];
   method_total record;
+  header sales;
+  content text;
 begin
   -- Two identical requests at once: the second waits here, then finds the first's sale.
   perform pg_advisory_xact_lock(hashtextextended('sale:' || the_sale::text, 0));
@@ -307,23 +309,48 @@ begin
       'sale_receipt:' || the_sale);
   end if;
 
-  -- The receipt number last, in one statement with the sale's own row: the counter row stays locked
-  -- until commit (that is what makes numbers gap-free), so every other sale of the shop waits on it;
-  -- nothing but the commit follows it (the API reads the answer after the commit, sale_submit). The
-  -- lines and payments above refer to the sale's row through deferred foreign keys.
+  -- The sale's fiscal entry (fiscal/fiscal_content.sql), written from its rows as the integrity check
+  -- will read them back; its receipt number is put in under the counter's lock (fiscal_numbered).
+  header.id := the_sale;
+  header.cashier_id := app_user_id();
+  header.customer_id := customer.id;
+  header.device_id := device.id;
+  header.created_at := occurred_at;
+  header.subtotal_xaf := subtotal;
+  header.discount_xaf := discounts;
+  header.vat_xaf := vat_total;
+  header.total_xaf := total;
+  header.paid_xaf := paid;
+  header.change_xaf := change;
+  header.credit_xaf := credit;
+  content := fiscal_sale_content(header);
+
+  -- The receipt number and the chain position last, in one statement with the sale's own row and its
+  -- fiscal entry: the counter row stays locked until commit (that is what makes numbers and the chain
+  -- gap-free), so every other sale of the shop waits on it; nothing but the commit follows it (the API
+  -- reads the answer after the commit, sale_submit). The lines and payments above refer to the sale's
+  -- row through deferred foreign keys. Under the lock: a replace and a SHA-256 of the content.
   -- An UPDATE, not an upsert: the tills waiting for the row then queue on its lock and take it one
   -- after the other, where `insert ... on conflict do update` woke every waiter at each commit to try
   -- again (the row exists: made with the shop's first sale, above).
   with counter as (
-    update receipt_counters set last_no = last_no + 1 where shop_id = app_shop_id()
-    returning last_no
+    update receipt_counters
+       set last_no = last_no + 1, chain_no = chain_no + 1, chain_previous_hash = chain_hash,
+           chain_hash = fiscal_hash(chain_hash, fiscal_numbered(content, 'receipt_no', last_no + 1))
+     where shop_id = app_shop_id()
+    returning last_no, chain_no, chain_previous_hash, chain_hash
+  ), sale as (
+    insert into sales (id, receipt_no, customer_id, device_id, shift_id, note, subtotal_xaf, discount_xaf, vat_xaf, total_xaf,
+                       paid_xaf, change_xaf, credit_xaf, points_earned, points_redeemed, offline, request_hash, created_at, quote_id, reported_on,
+                       till_created_at, chain_no)
+    select the_sale, counter.last_no, customer.id, device.id, open_shift, p_sale ->> 'note', subtotal, discounts,
+           vat_total, total, paid, change, credit, earned, redeem, p_offline, p_sale ->> 'request_hash', occurred_at, p_quote_id,
+           reported, case when p_offline then (p_sale ->> 'till_created_at')::timestamptz end, counter.chain_no
+      from counter
   )
-  insert into sales (id, receipt_no, customer_id, device_id, shift_id, note, subtotal_xaf, discount_xaf, vat_xaf, total_xaf,
-                     paid_xaf, change_xaf, credit_xaf, points_earned, points_redeemed, offline, request_hash, created_at, quote_id, reported_on,
-                     till_created_at)
-  select the_sale, counter.last_no, customer.id, device.id, open_shift, p_sale ->> 'note', subtotal, discounts,
-         vat_total, total, paid, change, credit, earned, redeem, p_offline, p_sale ->> 'request_hash', occurred_at, p_quote_id,
-         reported, case when p_offline then (p_sale ->> 'till_created_at')::timestamptz end
+  insert into fiscal_entries (shop_id, chain_no, kind, ref_id, occurred_at, amount_xaf, previous_hash, hash, content)
+  select app_shop_id(), counter.chain_no, 'sale', the_sale, occurred_at, total, counter.chain_previous_hash, counter.chain_hash,
+         fiscal_numbered(content, 'receipt_no', counter.last_no)
     from counter;
   if not found then
     raise exception 'the receipt counter of shop % is missing', app_shop_id();

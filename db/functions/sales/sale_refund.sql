@@ -3,6 +3,7 @@
 -- for tracked goods, VAT and journal reversed pro rata, points reversed pro rata, the money paid back
 -- by p_method (credit: off the customer's account) from the refunder's open shift, else the sale's
 -- while it is open (reversal_shift_id); a cash refund with neither is refused (409 no_open_shift).
+-- A refund is a credit note (credit_note_no, per shop with no gap) and an entry of the fiscal chain.
 create or replace function sale_refund(p_sale_id uuid, p_method text, p_reason text, p_items jsonb)
   returns uuid
   language plpgsql volatile
@@ -25,6 +26,8 @@ declare
   -- Apart from the entry's jsonb_build_object, inside which PostgreSQL would not inline it.
   refund_account constant text := settlement_account(p_method);
   open_shift uuid;
+  refund refunds;
+  content text;
 begin
   select * into sale from sales where id = p_sale_id for update;
   if not found then
@@ -85,8 +88,6 @@ begin
       perform raise_app_error(422, 'validation_failed', 'Only what this sale still owes on the customer''s account can be refunded to it.', 'method');
     end if;
   end if;
-  insert into refunds (id, sale_id, method, reason, total_xaf, vat_xaf, shift_id)
-  values (refund_id, p_sale_id, p_method, p_reason, refunded_total, refunded_vat, open_shift);
   insert into sale_payments (sale_id, kind, method, amount_xaf, shift_id, refund_id)
   values (p_sale_id, 'refund', p_method, -refunded_total, open_shift, refund_id);
 
@@ -98,10 +99,41 @@ begin
 
   if sale.total_xaf > 0 then
     perform loyalty_reverse_for_sale(p_sale_id,
-      (select sum(total_xaf) from refunds where sale_id = p_sale_id)::numeric / sale.total_xaf);
+      (coalesce((select sum(total_xaf) from refunds where sale_id = p_sale_id), 0) + refunded_total)::numeric / sale.total_xaf);
   end if;
   update sales set status = case when exists (select 1 from sale_items where sale_id = p_sale_id and refunded_quantity < quantity)
                                  then 'partially_refunded' else 'refunded' end
    where id = p_sale_id;
+
+  -- Last, the refund's own row with its credit note number and its fiscal entry, in one statement that
+  -- takes the shop's counter row until commit (both numbers gap-free); the content is read from the
+  -- refund's lines as the integrity check reads them, its number put in under the lock.
+  refund.id := refund_id;
+  refund.sale_id := p_sale_id;
+  refund.method := p_method;
+  refund.reason := p_reason;
+  refund.total_xaf := refunded_total;
+  refund.vat_xaf := refunded_vat;
+  refund.user_id := app_user_id();
+  refund.created_at := now();
+  content := fiscal_refund_content(refund);
+  if not exists (select 1 from receipt_counters where shop_id = app_shop_id()) then
+    insert into receipt_counters (shop_id, last_no) values (app_shop_id(), 0) on conflict (shop_id) do nothing;
+  end if;
+  with counter as (
+    update receipt_counters
+       set credit_note_no = credit_note_no + 1, chain_no = chain_no + 1, chain_previous_hash = chain_hash,
+           chain_hash = fiscal_hash(chain_hash, fiscal_numbered(content, 'credit_note_no', credit_note_no + 1))
+     where shop_id = app_shop_id()
+    returning credit_note_no, chain_no, chain_previous_hash, chain_hash
+  ), refund_row as (
+    insert into refunds (id, sale_id, method, reason, total_xaf, vat_xaf, shift_id, credit_note_no, chain_no)
+    select refund_id, p_sale_id, p_method, p_reason, refunded_total, refunded_vat, open_shift, counter.credit_note_no, counter.chain_no
+      from counter
+  )
+  insert into fiscal_entries (shop_id, chain_no, kind, ref_id, occurred_at, amount_xaf, previous_hash, hash, content)
+  select app_shop_id(), counter.chain_no, 'refund', refund_id, now(), -refunded_total, counter.chain_previous_hash, counter.chain_hash,
+         fiscal_numbered(content, 'credit_note_no', counter.credit_note_no)
+    from counter;
   return refund_id;
 end $$;

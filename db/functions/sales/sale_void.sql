@@ -53,5 +53,12 @@ begin
   end loop;
 
   perform loyalty_reverse_for_sale(p_sale_id, 1);
-  update sales set status = 'voided', void_reason = p_reason, voided_at = now(), voided_by = app_user_id() where id = p_sale_id;
+  -- Last, the void's fiscal entry (its content read from the rows as the integrity check reads them),
+  -- which takes the shop's counter row until commit.
+  sale.void_reason := p_reason;
+  sale.voided_at := now();
+  sale.voided_by := app_user_id();
+  update sales set status = 'voided', void_reason = p_reason, voided_at = now(), voided_by = app_user_id(),
+                   void_chain_no = fiscal_append('void', p_sale_id, now(), -sale.total_xaf, fiscal_void_content(sale))
+   where id = p_sale_id;
 end $$;
