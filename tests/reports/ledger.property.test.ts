@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import t from 'tap';
-import { createProduct, registerShop } from '../support/fixtures.ts';
+import { createProduct, registerShop, type ShopFixture } from '../support/fixtures.ts';
 import { checkProperty, propertyRun } from '../support/property.ts';
 import { startService } from '../support/service.ts';
 import { offlineSale, pairDevice, push } from '../sync/sync-fixtures.ts';
 import { backdate, journalByDay, seal } from './report-fixtures.ts';
 import { openShift } from '../sales/sale-fixtures.ts';
+import { integrity } from '../fiscal/fiscal-fixtures.ts';
 
 /**
  * The reports equal the ledger to the franc: random days of sales (several VAT rates, discounts,
@@ -16,11 +17,18 @@ import { openShift } from '../sales/sale-fixtures.ts';
  * journal credited 701 that day and its VAT what it credited 4431, and the last Z's grand total is
  * the sum of the days' nets; over the whole history the margin's cost equals 6031 (sales, voids,
  * refunds) and its revenue 701, the VAT declaration's collected and deductible equal 4431 and 4452,
- * and the sales summary's net equals 701. Days past are made by
+ * and the sales summary's net equals 701; after every day, the shop's fiscal chain is whole (the
+ * integrity check). Days past are made by
  * moving the shop's records back in time. Fixed seed; FC_SEED, FC_RUNS and FC_PATH replay another.
  */
 const api = await startService(t);
 const RUN = propertyRun(20_261_125, 30);
+
+/** The shop's fiscal chain is whole: the integrity check finds every entry as its records are (backdate made it again). */
+async function expectWholeChain(owner: ShopFixture, when: string): Promise<void> {
+  const chain = await integrity(api, owner.token);
+  if (!chain.ok) throw new Error(`${when}: the fiscal chain is broken: ${JSON.stringify(chain.broken)}`);
+}
 
 type Op =
   | { kind: 'sale'; product: number; quantity: number; discount: number; method: 'cash' | 'carrier1_momo' | 'card' }
@@ -102,9 +110,11 @@ t.test('over random days of sales, voids, refunds, purchases and returns, sealed
           if (reply.status === 201) seen.returns++;
         }
       }
+      await expectWholeChain(owner, `day ${index + 1}`);
       if (index < days.length - 1) {
         await backdate(api, owner.shop.id, 1);
         if (sealAfter) await seal(api);
+        await expectWholeChain(owner, `day ${index + 1}, moved back${sealAfter ? ' and sealed' : ''}`);
       }
     }
     const [first] = await api.ownerSql<{ day: string; today: string }[]>`

@@ -17,8 +17,9 @@ export async function shopDay(api: Service, shopId: string, offset = 0): Promise
  * Moves every dated record of the shop `days` days back: the shop's creation, its sales and what
  * hangs on them, refunds, customers' debts and settlements, purchases and their returns, stock movements, stocktakes, shifts, expenses,
  * cash movements, the journal; and what sealing stored (the seal, the Zs and their facts, the days
- * late records went to). The seal row is taken first, as the sealing task takes it: a task the
- * crontab starts meanwhile seals before or after the move, never halfway through it.
+ * late records went to); then the shop's fiscal chain is made again from the moved records. The
+ * seal row is taken first, as the sealing task takes it: a task the crontab starts meanwhile seals
+ * before or after the move, never halfway through it.
  */
 export async function backdate(api: Service, shopId: string, days: number): Promise<void> {
   const by = `${days} days`;
@@ -46,6 +47,15 @@ export async function backdate(api: Service, shopId: string, days: number): Prom
     await sql`update z_seals set sealed_through = sealed_through - ${days}::int where shop_id = ${shopId}`;
     await sql`update z_reports set day = day - ${days}::int where shop_id = ${shopId}`;
     await sql`update report_facts set day = day - ${days}::int where shop_id = ${shopId}`;
+    // The fiscal chain records when things were made (its contents name their times, and the integrity
+    // check recomputes them from the records): a test that moves the records in time makes their history
+    // again. Its entries and closings go, past the insert-only trigger, and the shop is chained anew, in
+    // order, from the records as they now stand (fiscal_backfill, as migration 0036 chained the history
+    // made before the chain existed); the worker seals the closings of the new history when they are due.
+    await sql`set local session_replication_role = replica`;
+    await sql`delete from fiscal_closings where shop_id = ${shopId}`;
+    await sql`delete from fiscal_entries where shop_id = ${shopId}`;
+    await sql`select fiscal_backfill(${shopId})`;
   });
 }
 

@@ -29,11 +29,12 @@ begin
   for record_made in
     select 'sale' as kind, s.id, s.recorded_at as made_at, 1 as kind_order, s.receipt_no as seq from sales s where s.shop_id = p_shop
     union all
-    select 'void', s.id, s.voided_at, 2, s.receipt_no from sales s where s.shop_id = p_shop and s.voided_at is not null
+    -- A void or a refund after its sale, whatever the clocks said (it names the sale's entry).
+    select 'void', s.id, greatest(s.voided_at, s.recorded_at), 2, s.receipt_no from sales s where s.shop_id = p_shop and s.voided_at is not null
     union all
-    select 'refund', r.id, r.created_at, 3, 0 from refunds r where r.shop_id = p_shop
+    select 'refund', r.id, greatest(r.created_at, s.recorded_at), 3, 0 from refunds r join sales s on s.id = r.sale_id where r.shop_id = p_shop
     union all
-    select 'z', z.id, z.sealed_at, 4, z.z_no from z_reports z where z.shop_id = p_shop
+    select 'z', zr.id, zr.sealed_at, 4, zr.z_no from z_reports zr where zr.shop_id = p_shop
     order by made_at, kind_order, seq, id
   loop
     if record_made.kind = 'sale' then

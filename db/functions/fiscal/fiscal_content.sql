@@ -60,7 +60,7 @@ begin
     from sale_items i where i.sale_id = p_sale.id;
   select '[' || coalesce(string_agg(
            '{"amount_xaf":' || p.amount_xaf || ',"kind":"' || p.kind || '","method":"' || p.method
-           || '","reference":' || fiscal_json(p.reference) || '}', ',' order by p.position nulls last, p.kind, p.method, p.amount_xaf), '') || ']'
+           || '","reference":' || fiscal_json(p.reference) || '}', ',' order by p.position nulls last, p.kind collate "C", p.method collate "C", p.amount_xaf), '') || ']'
     into payments
     from sale_payments p where p.sale_id = p_sale.id and p.kind in ('payment', 'change');
   return '{"cashier_id":' || fiscal_json(p_sale.cashier_id::text) || ',"created_at":"' || iso_time(p_sale.created_at)
@@ -79,7 +79,7 @@ create or replace function fiscal_void_content(p_sale sales) returns text
 declare
   payments text;
 begin
-  select '[' || coalesce(string_agg('{"amount_xaf":' || p.amount_xaf || ',"method":"' || p.method || '"}', ',' order by p.method, p.amount_xaf), '') || ']'
+  select '[' || coalesce(string_agg('{"amount_xaf":' || p.amount_xaf || ',"method":"' || p.method || '"}', ',' order by p.method collate "C", p.amount_xaf), '') || ']'
     into payments
     from sale_payments p where p.sale_id = p_sale.id and p.kind = 'void';
   return '{"payments":' || payments || ',"reason":' || fiscal_json(p_sale.void_reason) || ',"receipt_no":' || p_sale.receipt_no

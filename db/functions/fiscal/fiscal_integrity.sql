@@ -67,7 +67,7 @@ begin
     select g.chain_no from entries e, generate_series(e.prior_no + 1, e.chain_no - 1) as g (chain_no)
      where e.chain_no >= first_no and e.prior_no < e.chain_no - 1
     union all
-    select g.chain_no from generate_series(1, coalesce(first_no, chain_length + 1) - 1) as g (chain_no) where p_from is null
+    select g.chain_no from generate_series(1, coalesce(first_no, (select min(x.chain_no) from fiscal_entries x where x.shop_id = shop.id), chain_length + 1) - 1) as g (chain_no) where p_from is null
     union all
     select g.chain_no from generate_series(coalesce(last_no, chain_length) + 1, chain_length) as g (chain_no) where p_to is null and last_no is not null
   ), orphans as (
