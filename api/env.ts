@@ -62,6 +62,8 @@ export interface AppEnv {
     callerCheck?: CallerCheck;
     /** Whether the request was answered 503 at its deadline while its operation goes on (api/middleware/deadline.ts): a long operation stops at its next step. */
     pastDeadline?: () => boolean;
+    /** Set by an answer streamed from the request's transaction (api/middleware/streaming.ts): settles once that transaction has ended. */
+    answerEnded?: Promise<void>;
     /** Runs a request through the whole app again (a read whose cached caller proved stale). */
     redispatch: (request: Request) => Promise<Response>;
     /**

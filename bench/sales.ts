@@ -23,13 +23,13 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import postgres from 'postgres';
 import { APP_DB_ROLE, createSql, type Sql } from '../api/db.ts';
 import http from 'node:http';
-import { BenchRun, CLOCK_TICKS, count, login, ms, PASSWORD, percentile, register, request, say, send, SERVER_URL, type AppProcess } from './support.ts';
+import { BenchRun, count, login, ms, PASSWORD, percentile, postgresCpuMs, register, request, say, send, SERVER_URL, type AppProcess } from './support.ts';
 
 function positiveNumber(name: string, fallback: number): number {
   const raw = process.env[name];
@@ -134,33 +134,6 @@ const machineTimes = () =>
     },
     { busy: 0, total: 0 },
   );
-
-
-/**
- * CPU ms (user + system) used so far by every process named `postgres` on this machine (the
- * backends, the WAL writer, the checkpointer, autovacuum), and by those that ended: the postmaster's
- * cutime and cstime hold its children's once it has reaped them (pgbench's sessions end with it).
- * Null when there is none (a remote server).
- */
-function postgresCpuMs(): number | null {
-  let total = 0;
-  let found = false;
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const close = stat.lastIndexOf(')');
-      if (stat.slice(stat.indexOf('(') + 1, close) !== 'postgres') continue;
-      const fields = stat.slice(close + 2).split(' ');
-      // utime, stime, cutime, cstime (fields 14 to 17 of the line).
-      total += ((Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) * 1000) / CLOCK_TICKS;
-      found = true;
-    } catch {
-      // The process ended while being read.
-    }
-  }
-  return found ? total : null;
-}
 
 /**
  * CLIENTS loops, each posting one sale after the other for WARMUP_SECONDS + SECONDS. A sale counts

@@ -8,7 +8,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { openSync, readFileSync } from 'node:fs';
+import { openSync, readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -148,6 +148,32 @@ export function processCpuMs(pid: number): number | null {
   } catch {
     return null;
   }
+}
+
+/**
+ * CPU ms (user + system) used so far by every process named `postgres` on this machine (the
+ * backends, the WAL writer, the checkpointer, autovacuum), and by those that ended: the postmaster's
+ * cutime and cstime hold its children's once it has reaped them (pgbench's sessions end with it).
+ * Null when there is none (a remote server).
+ */
+export function postgresCpuMs(): number | null {
+  let total = 0;
+  let found = false;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const close = stat.lastIndexOf(')');
+      if (stat.slice(stat.indexOf('(') + 1, close) !== 'postgres') continue;
+      const fields = stat.slice(close + 2).split(' ');
+      // utime, stime, cutime, cstime (fields 14 to 17 of the line).
+      total += ((Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) * 1000) / CLOCK_TICKS;
+      found = true;
+    } catch {
+      // The process ended while being read.
+    }
+  }
+  return found ? total : null;
 }
 
 /**

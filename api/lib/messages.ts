@@ -84,6 +84,7 @@ const FIXED: Record<string, string> = {
   'Values must be unique within an option.': "Les valeurs d'une option doivent être uniques.",
   'Option names must be unique.': 'Les noms des options doivent être uniques.',
   'Give month, or from and to, not both.': 'Indiquez month, ou from et to, pas les deux.',
+  'Give after or cursor, not both.': 'Indiquez after ou cursor, pas les deux.',
   'Required with from.': 'Obligatoire avec from.',
   'Required with to.': 'Obligatoire avec to.',
   'Must be a month, YYYY-MM.': 'Doit être un mois, AAAA-MM.',

@@ -31,7 +31,7 @@ export const SHOP_SHARE_RETRY_AFTER_S = 1;
  * cannot start waits, in order of arrival, for at most `waitMs`: then 429 `rate_limited` when its own
  * shop holds its share while the pool has room for other shops (Retry-After: 1), else 503
  * `service_unavailable` (the pool is full). A request that is admitted always finds a connection, and holds its place until its answer
- * is written (or, past the request's deadline, until its handler has really finished).
+ * is written (or, past the request's deadline, until its handler has really finished; a streamed answer, until its body is sent).
  *
  * The share is per process, like the pool; requests with no key (no credentials) count against the
  * pool only.
@@ -96,7 +96,10 @@ export function admission(options: AdmissionOptions): MiddlewareHandler<AppEnv> 
     try {
       await next();
     } finally {
-      release(key);
+      // An answer streamed from its transaction (api/middleware/streaming.ts) holds its connection until its body is sent: its place too.
+      const ended = c.var.answerEnded;
+      if (ended) void ended.then(() => release(key));
+      else release(key);
     }
   };
 }

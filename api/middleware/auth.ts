@@ -6,7 +6,8 @@ import type { AppEnv, Caller, CallerCheck, Role, UserKind } from '../env.ts';
 import { errors } from '../errors.ts';
 import { sha256 } from '../lib/secrets.ts';
 import { withIdempotencyKey } from './idempotency.ts';
-import { inTenant } from './tenancy.ts';
+import { answerStreamed } from './streaming.ts';
+import { inTenant, type TenantScope } from './tenancy.ts';
 
 const BEARER = /^Bearer\s+(\S+)$/i;
 const DEVICE = /^Device\s+(\S+)$/i;
@@ -219,6 +220,7 @@ export function inRequestTransaction<H extends (c: Context<AppEnv>, next: Next) 
     // A read (GET, HEAD) runs read-only: PostgreSQL refuses any write in it, so its commit need not be awaited.
     const readOnly = c.req.method === 'GET' || c.req.method === 'HEAD';
     const check = c.var.callerCheck;
+    if (STREAMED.has(handler)) return streamedAnswer(c, scope, readOnly, check, () => handler(c, next) as Promise<Response>);
     return inTenant(
       c.var.deps.sql,
       scope,
@@ -232,6 +234,7 @@ export function inRequestTransaction<H extends (c: Context<AppEnv>, next: Next) 
 }
 
 const OWN_STATEMENTS = new WeakSet<object>();
+const STREAMED = new WeakSet<object>();
 const OUTSIDE_CALLS = new WeakMap<object, (c: Context<AppEnv>) => Promise<void>>();
 
 /**
@@ -260,6 +263,40 @@ export function validInput<S extends z.ZodType>(c: Context<AppEnv>, target: 'jso
 export function inOwnStatements<H extends (c: Context<AppEnv>, next: Next) => unknown>(handler: H): H {
   OWN_STATEMENTS.add(handler);
   return handler;
+}
+
+/**
+ * Marks a handler whose answer's body is read from the request's transaction while it is sent (GET
+ * /fiscal/archive reads a period with a cursor): the transaction stays open until the body is sent
+ * (api/middleware/streaming.ts), not only until the handler returns. The handler answers after its
+ * first statement, so its failures are error answers.
+ */
+export function streamedFromTransaction<H extends (c: Context<AppEnv>, next: Next) => unknown>(handler: H): H {
+  STREAMED.add(handler);
+  return handler;
+}
+
+/**
+ * A streamed handler's answer in the request's transaction. The check of a cached caller is in
+ * before any byte of the body leaves: a session over or a caller changed since sends none of it,
+ * and authenticate answers as for any read (401, or the request again with the caller it has now).
+ */
+function streamedAnswer(c: Context<AppEnv>, scope: TenantScope, readOnly: boolean, check: CallerCheck | undefined, run: () => Promise<Response>): Promise<Response> {
+  let checked: Promise<void> = Promise.resolve();
+  const options = { readOnly, ...(check ? { check: (tx: Tx) => (checked = checkCaller(tx, check)) } : {}) };
+  return answerStreamed(c, scope, options, async (tx) => {
+    c.set('tx', tx);
+    const response = await run();
+    try {
+      await checked;
+    } catch (error) {
+      await response.body?.cancel();
+      throw error;
+    }
+    if (!check || (check.fresh && sameForReads(check.fresh, c.var.caller))) return response;
+    await response.body?.cancel();
+    return new Response(null, { status: response.status, headers: response.headers });
+  });
 }
 
 const RANK: Record<Role, number> = { cashier: 1, manager: 2, owner: 3 };

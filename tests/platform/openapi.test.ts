@@ -191,6 +191,7 @@ const PUBLIC_OPERATIONS = [
   'GET /healthz', 'GET /readyz', 'POST /api/v1/auth/register', 'POST /api/v1/auth/login', 'POST /api/v1/auth/forgot-password', 'POST /api/v1/auth/reset-password',
   'GET /api/v1/shared/{token}/invoice', 'GET /api/v1/shared/{token}/receipt/text', 'POST /api/v1/device-pairings', 'GET /api/v1/device-pairings/{code}',
   'PUT /api/v1/billing/callbacks/{provider}/{reference}', 'POST /api/v1/billing/callbacks/{provider}/{reference}', 'PUT /api/v1/billing/callbacks/{provider}', 'POST /api/v1/billing/callbacks/{provider}',
+  'GET /api/v1/fiscal/public-key',
 ];
 
 t.test('every operation states its credentials, and a public one says so with security: []', async (t) => {
@@ -454,6 +455,7 @@ const CROSS_FIELD_RULES = new Set([
   'Required with from.',
   'Required with to.',
   'Give month, or from and to, not both.',
+  'Give after or cursor, not both.',
   'Must equal partner_id when both are given.',
   'Required when ids is absent.',
 ]);
