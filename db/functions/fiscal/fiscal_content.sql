@@ -27,14 +27,41 @@ create or replace function fiscal_numbered(p_content text, p_key text, p_number 
   language sql stable parallel safe
   as $$ select replace(p_content, '"' || p_key || '":null', '"' || p_key || '":' || p_number) $$;
 
--- VAT per rate of a set of lines: [{"base_xaf","rate","vat_xaf"}] in rate order.
+-- VAT per rate of a set of lines: [{"base_xaf","rate","vat_xaf"}] in rate order. A loop over the
+-- arrays, without a query: half the time of an unnest and group by (a shop has a few rates).
 create or replace function fiscal_vat_text(p_rates numeric[], p_totals bigint[], p_vats bigint[]) returns text
   language plpgsql stable
   as $$
+declare
+  rates numeric[] := '{}';
+  totals bigint[] := '{}';
+  vats bigint[] := '{}';
+  at integer;
+  lowest integer;
+  parts text[] := '{}';
 begin
-  return (select '[' || coalesce(string_agg('{"base_xaf":' || (total - vat) || ',"rate":"' || trim_scale(rate) || '","vat_xaf":' || vat || '}', ',' order by rate), '') || ']'
-            from (select rate, sum(total)::bigint as total, sum(vat)::bigint as vat
-                    from unnest(p_rates, p_totals, p_vats) as l (rate, total, vat) group by rate) per_rate);
+  for i in 1 .. coalesce(array_length(p_rates, 1), 0) loop
+    at := array_position(rates, p_rates[i]);
+    if at is null then
+      rates := rates || p_rates[i];
+      totals := totals || p_totals[i];
+      vats := vats || p_vats[i];
+    else
+      totals[at] := totals[at] + p_totals[i];
+      vats[at] := vats[at] + p_vats[i];
+    end if;
+  end loop;
+  while cardinality(rates) > cardinality(parts) loop
+    lowest := null;
+    for i in 1 .. cardinality(rates) loop
+      if totals[i] is not null and (lowest is null or rates[i] < rates[lowest]) then
+        lowest := i;
+      end if;
+    end loop;
+    parts := parts || ('{"base_xaf":' || (totals[lowest] - vats[lowest]) || ',"rate":"' || trim_scale(rates[lowest]) || '","vat_xaf":' || vats[lowest] || '}');
+    totals[lowest] := null;
+  end loop;
+  return '[' || array_to_string(parts, ',') || ']';
 end $$;
 
 -- A sale: its receipt number, time, cashier, till, customer, each line, its totals, VAT per rate and

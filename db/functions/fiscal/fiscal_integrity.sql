@@ -9,8 +9,11 @@
 --   entry of its own are `missing_entry` (named by the record that lost it, when one did).
 -- Each link is checked on its own, so a range needs nothing before it. Answers {"ok", "checked",
 -- "first", "last", "broken"} (at most 1000 broken entries listed, broken_count says how many).
+-- JIT off: the work is in the content functions, which JIT does not compile; compiling the statement
+-- cost about 0.9 s a check at any size.
 create or replace function fiscal_integrity(p_from date default null, p_to date default null) returns jsonb
   language plpgsql stable
+  set jit = off
   as $$
 declare
   shop shops;
