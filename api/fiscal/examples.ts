@@ -14,12 +14,12 @@ export const FISCAL_ENTRY = example({
   recorded_at: '2026-11-21T09:14:32.162Z',
   amount_xaf: 4300,
   previous_hash: '41038cfb89d8c14f95671f92f77fa016cfd3e24c40b93c8ca31fb4f5483c9b3d',
-  hash: 'a06265c6876f8c2abfefc868684431a8b5a6755228ccce0752244076e5ed38d0',
+  hash: '5a91f58a194caa0229279bc2d014e8f5325288a6dd1abe8563805c130d590415',
   content:
-    '{"cashier_id":"bd4ff92b-52e9-4a8d-a6cd-c248e0551b2b","created_at":"2026-11-21T09:14:32.139Z","customer_id":null,"device_id":null,' +
-    '"lines":[{"discount_xaf":0,"item_id":"52e91395-3b7b-40b6-bc80-e88c47c19a6a","line_no":1,"name":"Riz parfumé 5 kg","points_discount_xaf":0,' +
-    '"promotion_discount_xaf":0,"quantity":"1","total_xaf":4300,"unit_price_xaf":4300,"variant_id":null,"vat_rate":"19.25","vat_xaf":694}],' +
-    '"payments":[{"amount_xaf":5000,"kind":"payment","method":"cash","reference":null},{"amount_xaf":700,"kind":"change","method":"cash","reference":null}],' +
+    '{"cashier_id":"bd4ff92b-52e9-4a8d-a6cd-c248e0551b2b","created_at":"2026-11-21T09:14:32.139Z",' +
+    '"lines":[{"discount_xaf":0,"item_id":"52e91395-3b7b-40b6-bc80-e88c47c19a6a","name":"Riz parfumé 5 kg",' +
+    '"quantity":"1","total_xaf":4300,"unit_price_xaf":4300,"vat_rate":"19.25","vat_xaf":694}],' +
+    '"payments":[{"amount_xaf":5000,"kind":"payment","method":"cash"},{"amount_xaf":-700,"kind":"change","method":"cash"}],' +
     '"receipt_no":2,"sale_id":"af5399d2-d4fb-4ca5-b689-6bfd9c9ed59b","totals":{"change_xaf":700,"credit_xaf":0,"discount_xaf":0,"paid_xaf":5000,' +
     '"subtotal_xaf":4300,"total_xaf":4300,"vat_xaf":694},"vat":[{"base_xaf":3606,"rate":"19.25","vat_xaf":694}]}',
 });

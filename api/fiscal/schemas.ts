@@ -32,7 +32,9 @@ export const FiscalEntry = z
         'The entry\'s content in canonical JSON (RFC 8785: keys sorted, no spaces, money as integers, decimals as strings, times in UTC), ' +
         'returned as a string, exactly the text that was hashed: parsing and writing it again could change a byte (an escape, a number\'s form), ' +
         'so anyone recomputes `hash` from `previous_hash` and this text byte for byte. Parse it to read the record: a sale names its receipt number, ' +
-        'time, cashier, customer, lines, totals, VAT per rate and payments; a void or a refund the sale\'s entry and what it gave back.',
+        'time, cashier, customer, lines, totals, VAT per rate and payments; a void or a refund the sale\'s entry and what it gave back. ' +
+        'A key whose value would be null (no customer, a free line\'s item, no variant, no payment reference) or an optional discount of 0 ' +
+        '(`points_discount_xaf`, `promotion_discount_xaf`) is left out.',
     }),
   })
   .openapi('FiscalEntry', { example: FISCAL_ENTRY });
