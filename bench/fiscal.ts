@@ -20,8 +20,8 @@
  */
 import postgres from 'postgres';
 import { APP_DB_ROLE } from '../api/db.ts';
-import { seedHistory } from './history.ts';
-import { BenchRun, count, login, ms, postgresCpuMs, processCpuMs, register, request, say } from './support.ts';
+import { historyShop, sealEndedDays, seedHistory } from './history.ts';
+import { BenchRun, count, ms, postgresCpuMs, processCpuMs, request, say } from './support.ts';
 
 const SALES = Number(process.env.BENCH_SALES ?? 100_000);
 const DAYS = Number(process.env.BENCH_DAYS ?? 365);
@@ -139,17 +139,7 @@ await bench.run(async () => {
   await bench.createAndMigrate();
   const app = await bench.spawnApp({ poolMax: 1, logLevel: 'warn' });
   const appRole = decodeURIComponent(new URL(bench.appUrl).username);
-  const email = `owner-${bench.database}@bench.example`;
-  const { shopId, userId } = await register(app.baseUrl, 'Bench Fiscal', email);
-  const { token } = await login(app.baseUrl, email);
-  const owner = postgres(bench.ownerUrl, { max: 1, onnotice: () => {} });
-  bench.closeAtEnd(() => owner.end({ timeout: 1 }));
-  const cashierIds: string[] = [];
-  for (let c = 1; c <= 3; c++) {
-    const reply = await request(app.baseUrl, 'POST', '/users', { token, body: { name: `Caissière ${c}`, email: `c${c}-${bench.database}@bench.example`, password: 'bench-password-1234', role: 'cashier' } });
-    if (reply.status !== 201) throw new Error(`cashier: ${reply.status} ${JSON.stringify(reply.body)}`);
-    cashierIds.push(reply.body.data.id);
-  }
+  const { shopId, userId, token, owner, cashierIds } = await historyShop(bench, app.baseUrl, 'Bench Fiscal');
   let started = performance.now();
   await seedHistory(owner, { shopId, ownerId: userId, cashierIds, sales: SALES, days: DAYS });
   say(`  seeded       in ${ms(performance.now() - started)}; vacuum analyze...`);
@@ -162,16 +152,7 @@ await bench.run(async () => {
   const appended = Number(backfill!.appended);
   say(`  chained      ${count(appended)} records in ${seconds(backfillMs)} (${(backfillMs / Math.max(1, appended)).toFixed(3)} ms each): fiscal_backfill, the cost of chaining this history at the upgrade`);
 
-  started = performance.now();
-  let sealed = 0;
-  for (;;) {
-    const [row] = await owner<{ day: string | null }[]>`select z_seal_next(${shopId})::text as day`;
-    if (!row?.day) break;
-    sealed++;
-    if (sealed % 50 === 0) process.stdout.write(`\r  sealing      ${sealed} days   `);
-  }
-  const sealMs = performance.now() - started;
-  say(`\r  sealed       ${sealed} days in ${seconds(sealMs)} (${ms(sealMs / Math.max(1, sealed))} per day), as report__seal_z does: each Z an entry`);
+  await sealEndedDays(owner, shopId, 'as report__seal_z does: each Z an entry');
   started = performance.now();
   const closings: string[] = [];
   for (;;) {

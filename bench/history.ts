@@ -10,8 +10,8 @@
  * days ago. Sale i has receipt number i and id md5('sale' || i); its line k has id
  * md5('item' || i || '.' || k). Nothing is chained, sealed or vacuumed here.
  */
-import type postgres from 'postgres';
-import { count } from './support.ts';
+import postgres from 'postgres';
+import { type BenchRun, count, login, ms, register, request, say } from './support.ts';
 
 export const PRODUCTS = 500;
 const BATCH_DAYS = 60;
@@ -139,4 +139,34 @@ export async function seedHistory(owner: postgres.Sql, { shopId, ownerId, cashie
     await sql`insert into receipt_counters (shop_id, last_no) values (${shopId}::uuid, ${sales}) on conflict (shop_id) do update set last_no = excluded.last_no`;
     await sql`update shops set created_at = (current_date - ${days}::int)::timestamp at time zone 'Africa/Douala' where id = ${shopId}`;
   });
+}
+
+/** A shop registered through the app, with its owner's token, 3 cashiers and an owner connection (closed at the end): where a history goes. */
+export async function historyShop(bench: BenchRun, baseUrl: string, shopName: string) {
+  const email = `owner-${bench.database}@bench.example`;
+  const { shopId, userId } = await register(baseUrl, shopName, email);
+  const { token } = await login(baseUrl, email);
+  const owner = postgres(bench.ownerUrl, { max: 1, onnotice: () => {} });
+  bench.closeAtEnd(() => owner.end({ timeout: 1 }));
+  const cashierIds: string[] = [];
+  for (let c = 1; c <= 3; c++) {
+    const reply = await request(baseUrl, 'POST', '/users', { token, body: { name: `Caissière ${c}`, email: `c${c}-${bench.database}@bench.example`, password: 'bench-password-1234', role: 'cashier' } });
+    if (reply.status !== 201) throw new Error(`cashier: ${reply.status} ${JSON.stringify(reply.body)}`);
+    cashierIds.push(reply.body.data.id);
+  }
+  return { shopId, userId, token, owner, cashierIds };
+}
+
+/** Seals every ended day of the shop as the nightly task does (z_seal_next, day after day), printing the time taken; `what` ends the line. */
+export async function sealEndedDays(owner: postgres.Sql, shopId: string, what: string): Promise<void> {
+  const started = performance.now();
+  let sealed = 0;
+  for (;;) {
+    const [row] = await owner<{ day: string | null }[]>`select z_seal_next(${shopId})::text as day`;
+    if (!row?.day) break;
+    sealed++;
+    if (sealed % 50 === 0) process.stdout.write(`\r  sealing      ${sealed} days   `);
+  }
+  const sealMs = performance.now() - started;
+  say(`\r  sealed       ${sealed} days in ${ms(sealMs)} (${ms(sealMs / Math.max(1, sealed))} per day), ${what}`);
 }

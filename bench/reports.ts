@@ -16,8 +16,8 @@
  */
 import postgres from 'postgres';
 import { APP_DB_ROLE } from '../api/db.ts';
-import { seedHistory } from './history.ts';
-import { BenchRun, count, login, ms, register, request, say, summarize } from './support.ts';
+import { historyShop, sealEndedDays, seedHistory } from './history.ts';
+import { BenchRun, count, ms, request, say, summarize } from './support.ts';
 
 const SALES = Number(process.env.BENCH_SALES ?? 1_000_000);
 const DAYS = Number(process.env.BENCH_DAYS ?? 3 * 365);
@@ -72,17 +72,7 @@ await bench.run(async () => {
   say(`Reports benchmark: ${count(SALES)} sales of 5 lines over ${count(DAYS)} days, then each report over HTTP`);
   await bench.createAndMigrate();
   const app = await bench.spawnApp({ poolMax: 5, logLevel: 'warn' });
-  const email = `owner-${bench.database}@bench.example`;
-  const { shopId, userId } = await register(app.baseUrl, 'Bench Reports', email);
-  const { token } = await login(app.baseUrl, email);
-  const owner = postgres(bench.ownerUrl, { max: 1, onnotice: () => {} });
-  bench.closeAtEnd(() => owner.end({ timeout: 1 }));
-  const cashierIds: string[] = [];
-  for (let c = 1; c <= 3; c++) {
-    const reply = await request(app.baseUrl, 'POST', '/users', { token, body: { name: `Caissière ${c}`, email: `c${c}-${bench.database}@bench.example`, password: 'bench-password-1234', role: 'cashier' } });
-    if (reply.status !== 201) throw new Error(`cashier: ${reply.status} ${JSON.stringify(reply.body)}`);
-    cashierIds.push(reply.body.data.id);
-  }
+  const { shopId, userId, token, owner, cashierIds } = await historyShop(bench, app.baseUrl, 'Bench Reports');
   let started = performance.now();
   await seedHistory(owner, { shopId, ownerId: userId, cashierIds, sales: SALES, days: DAYS });
   say(`  seeded       in ${ms(performance.now() - started)}; vacuum analyze...`);
@@ -93,16 +83,7 @@ await bench.run(async () => {
     select (select count(*) from sales)::text as sales, (select count(*) from sale_items)::text as items, (select count(*) from journal_lines)::text as lines`;
   say(`  rows         ${count(Number(sizes!.sales))} sales, ${count(Number(sizes!.items))} sale lines, ${count(Number(sizes!.lines))} journal lines`);
 
-  started = performance.now();
-  let sealed = 0;
-  for (;;) {
-    const [row] = await owner<{ day: string | null }[]>`select z_seal_next(${shopId})::text as day`;
-    if (!row?.day) break;
-    sealed++;
-    if (sealed % 100 === 0) process.stdout.write(`\r  sealing      ${sealed} days   `);
-  }
-  const sealMs = performance.now() - started;
-  say(`\r  sealed       ${sealed} days in ${ms(sealMs)} (${ms(sealMs / Math.max(1, sealed))} per day), as report__seal_z does`);
+  await sealEndedDays(owner, shopId, 'as report__seal_z does');
   await owner.unsafe('vacuum analyze z_reports, report_facts');
 
   const [days] = await owner<{ today: string; sealed_day: string; month_from: string; year_from: string; month: string }[]>`
