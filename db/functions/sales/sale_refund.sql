@@ -116,10 +116,8 @@ begin
   refund.vat_xaf := refunded_vat;
   refund.user_id := app_user_id();
   refund.created_at := now();
+  -- The counter row exists: the sale made it (sale_record), or the upgrade did (fiscal_backfill).
   content := fiscal_refund_content(refund);
-  if not exists (select 1 from receipt_counters where shop_id = app_shop_id()) then
-    insert into receipt_counters (shop_id, last_no) values (app_shop_id(), 0) on conflict (shop_id) do nothing;
-  end if;
   with counter as (
     update receipt_counters
        set credit_note_no = credit_note_no + 1, chain_no = chain_no + 1, chain_previous_hash = chain_hash,
