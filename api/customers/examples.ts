@@ -9,6 +9,7 @@ export const CUSTOMER = example({
   email: 'jp.mbarga@example.cm',
   note: null,
   tax_id: 'M041812345678A',
+  trade_register_no: null,
   address: 'Rue 1.234, Akwa, Douala',
   credit_ceiling_xaf: 50_000,
   balance_xaf: 4500,

@@ -9,6 +9,7 @@ interface CustomerRow {
   email: string | null;
   note: string | null;
   tax_id: string | null;
+  trade_register_no: string | null;
   address: string | null;
   credit_ceiling_xaf: number;
   balance_xaf: number;
@@ -30,6 +31,7 @@ export function toCustomerRecord(row: CustomerRow): CustomerRecord {
     email: row.email,
     note: row.note,
     tax_id: row.tax_id,
+    trade_register_no: row.trade_register_no,
     address: row.address,
     credit_ceiling_xaf: row.credit_ceiling_xaf,
     balance_xaf: row.balance_xaf,
@@ -43,7 +45,7 @@ export function toCustomerRecord(row: CustomerRow): CustomerRecord {
 }
 
 export const customerColumns = (tx: Tx) => tx`
-  c.id, c.name, c.phone, c.email, c.note, c.tax_id, c.address, c.credit_ceiling_xaf, c.balance_xaf, c.points, c.card_no, c.created_at, c.updated_at, c.till_created_at,
+  c.id, c.name, c.phone, c.email, c.note, c.tax_id, c.trade_register_no, c.address, c.credit_ceiling_xaf, c.balance_xaf, c.points, c.card_no, c.created_at, c.updated_at, c.till_created_at,
   t.key as tier_key, t.name as tier_name, t.multiplier as tier_multiplier`;
 
 export const withTier = (tx: Tx) => tx`left join lateral customer_tier(c.id) t on t.id is not null`;
@@ -106,9 +108,9 @@ export async function createCustomer(
 ): Promise<CustomerRecord> {
   try {
     const [row] = await tx<{ id: string }[]>`
-      insert into customers (id, name, phone, email, note, tax_id, address, credit_ceiling_xaf, card_no, created_at, till_created_at)
+      insert into customers (id, name, phone, email, note, tax_id, trade_register_no, address, credit_ceiling_xaf, card_no, created_at, till_created_at)
       values (coalesce(${customer.id ?? null}::uuid, gen_random_uuid()), ${customer.name}, ${customer.phone ?? null}, ${customer.email ?? null}, ${customer.note ?? null},
-              ${customer.tax_id ?? null}, ${customer.address ?? null}, ${customer.credit_ceiling_xaf ?? 0}, ${customer.card_no ?? null},
+              ${customer.tax_id ?? null}, ${customer.trade_register_no ?? null}, ${customer.address ?? null}, ${customer.credit_ceiling_xaf ?? 0}, ${customer.card_no ?? null},
               coalesce(${customer.created_at ?? null}::timestamptz, now()), ${customer.till_created_at ?? null}::timestamptz)
       returning id`;
     return (await findCustomer(tx, row!.id))!;

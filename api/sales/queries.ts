@@ -132,10 +132,11 @@ export async function loadReceiptInput(tx: Tx, saleId: string): Promise<ReceiptI
 /** The shop and the customer a sale's or a quote's document names. */
 export async function documentParties(tx: Tx, customerId: string | null): Promise<Pick<ReceiptInput, 'shop' | 'customer'>> {
   const [shop] = await tx<ReceiptInput['shop'][]>`
-    select name, phone, email, address, city, tax_id, trade_register_no, receipt_header, receipt_footer, locale, timezone, payment_method_labels
+    select name, phone, email, address, city, tax_id, trade_register_no, legal_form, share_capital_xaf, tax_regime, tax_centre, bank_details,
+           momo_merchant_no, payment_terms_days, receipt_header, receipt_footer, locale, timezone, payment_method_labels
       from shops where id = app_shop_id()`;
   const [customer] = customerId
-    ? await tx<NonNullable<ReceiptInput['customer']>[]>`select id, name, phone, email, tax_id, address from customers where id = ${customerId}`
+    ? await tx<NonNullable<ReceiptInput['customer']>[]>`select id, name, phone, email, tax_id, trade_register_no, address from customers where id = ${customerId}`
     : [];
   return { shop: shop!, customer: customer ?? null };
 }

@@ -111,6 +111,14 @@ export interface ReceiptInput {
     city: string | null;
     tax_id: string | null;
     trade_register_no?: string | null;
+    /** The legal mentions (issue 31): absent or null, not printed. */
+    legal_form?: string | null;
+    share_capital_xaf?: number | null;
+    tax_regime?: string | null;
+    tax_centre?: string | null;
+    bank_details?: string | null;
+    momo_merchant_no?: string | null;
+    payment_terms_days?: number | null;
     receipt_header: string | null;
     receipt_footer: string | null;
     locale: 'fr' | 'en';
@@ -118,7 +126,7 @@ export interface ReceiptInput {
     /** The names the shop gave its payment methods (only those it named; see api/lib/payment-labels.ts). */
     payment_method_labels?: Record<string, string>;
   };
-  customer: { id: string; name: string; phone: string | null; email: string | null; tax_id?: string | null; address?: string | null } | null;
+  customer: { id: string; name: string; phone: string | null; email: string | null; tax_id?: string | null; trade_register_no?: string | null; address?: string | null } | null;
   /**
    * What a credit sale left on the customer's account, as it stands now: `charged_xaf` once refunds
    * and a void took their part back, `settled_xaf` of it paid since. Absent: the sale's `credit_xaf`,

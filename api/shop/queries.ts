@@ -14,6 +14,14 @@ interface ShopRow {
   city: string | null;
   tax_id: string | null;
   trade_register_no: string | null;
+  legal_form: string | null;
+  share_capital_xaf: number | null;
+  tax_regime: string | null;
+  tax_centre: string | null;
+  bank_details: string | null;
+  momo_merchant_no: string | null;
+  payment_terms_days: number | null;
+  logo: { media_type: 'image/png' | 'image/jpeg'; width: number; height: number; bytes: number; updated_at: string } | null;
   payment_method_labels: Record<string, string>;
   locale: 'fr' | 'en';
   receipt_header: string | null;
@@ -48,6 +56,14 @@ function toRecord(row: ShopRow): ShopRecord {
     city: row.city,
     tax_id: row.tax_id,
     trade_register_no: row.trade_register_no,
+    legal_form: row.legal_form,
+    share_capital_xaf: row.share_capital_xaf,
+    tax_regime: row.tax_regime,
+    tax_centre: row.tax_centre,
+    bank_details: row.bank_details,
+    momo_merchant_no: row.momo_merchant_no,
+    payment_terms_days: row.payment_terms_days,
+    logo: row.logo ? { ...row.logo, updated_at: new Date(row.logo.updated_at).toISOString() } : null,
     payment_method_labels: paymentLabels(row.locale, row.payment_method_labels),
     locale: row.locale,
     receipt_header: row.receipt_header,
@@ -68,10 +84,30 @@ function toRecord(row: ShopRow): ShopRecord {
 }
 
 const COLUMNS = [
-  'id', 'name', 'business_type', 'phone', 'email', 'address', 'city', 'tax_id', 'trade_register_no', 'payment_method_labels', 'locale', 'receipt_header', 'receipt_footer',
+  'id', 'name', 'business_type', 'phone', 'email', 'address', 'city', 'tax_id', 'trade_register_no', 'legal_form', 'share_capital_xaf', 'tax_regime',
+  'tax_centre', 'bank_details', 'momo_merchant_no', 'payment_terms_days', 'payment_method_labels', 'locale', 'receipt_header', 'receipt_footer',
   'allow_negative_stock', 'default_vat_rate', 'loyalty_earn_rate', 'loyalty_redeem_rate_xaf', 'timezone', 'cashier_price_override',
   'cashier_max_discount_percent', 'trial_ends_at', 'subscription_ends_at', 'created_at', 'updated_at',
 ] as const;
+
+/** The shop's logo as documents embed it: the stored bytes and their pixel size. */
+export interface ShopLogoImage {
+  media_type: 'image/png' | 'image/jpeg';
+  width: number;
+  height: number;
+  content: Buffer;
+}
+
+/** The transaction's shop's logo, or null when it has none. Read only by what prints it (documents, e-mails, shared pages). */
+export async function findShopLogo(tx: Tx): Promise<ShopLogoImage | null> {
+  const [logo] = await tx<ShopLogoImage[]>`select media_type, width, height, content from shop_logos where shop_id = app_shop_id()`;
+  return logo ?? null;
+}
+
+/** The logo's description (not its bytes), as the shop's `logo`. */
+const logoColumn = (tx: Tx) => tx`(
+  select json_build_object('media_type', l.media_type, 'width', l.width, 'height', l.height, 'bytes', octet_length(l.content), 'updated_at', l.updated_at)
+    from shop_logos l where l.shop_id = shops.id) as logo`;
 
 export interface NewShop {
   id: string;
@@ -90,13 +126,13 @@ export async function createShop(tx: Tx, shop: NewShop): Promise<ShopRecord> {
     insert into shops (id, name, business_type, phone, city, tax_id, locale, referral_code, trial_ends_at)
     values (${shop.id}, ${shop.name}, ${shop.business_type}, ${shop.phone}, ${shop.city}, ${shop.tax_id}, ${shop.locale},
             ${shop.referral_code}, now() + make_interval(days => ${TRIAL_DAYS}))
-    returning ${tx(COLUMNS)}`;
+    returning ${tx(COLUMNS)}, ${logoColumn(tx)}`;
   return toRecord(row!);
 }
 
 /** The transaction's shop, or null when it has none (partners, administrators). */
 export async function findCurrentShop(tx: Tx): Promise<ShopRecord | null> {
-  const [row] = await tx<ShopRow[]>`select ${tx(COLUMNS)} from shops where id = app_shop_id()`;
+  const [row] = await tx<ShopRow[]>`select ${tx(COLUMNS)}, ${logoColumn(tx)} from shops where id = app_shop_id()`;
   return row ? toRecord(row) : null;
 }
 
@@ -115,8 +151,8 @@ export async function updateCurrentShop(tx: Tx, body: UpdateShopBody): Promise<S
         ? tx`'{}'::jsonb`
         : tx`jsonb_strip_nulls(payment_method_labels || ${tx.json(labels)}::jsonb)`;
   const [row] = keys.length
-    ? await tx<ShopRow[]>`update shops set ${tx(changes, keys)}, payment_method_labels = ${merged} where id = app_shop_id() returning ${tx(COLUMNS)}`
-    : await tx<ShopRow[]>`update shops set payment_method_labels = ${merged} where id = app_shop_id() returning ${tx(COLUMNS)}`;
+    ? await tx<ShopRow[]>`update shops set ${tx(changes, keys)}, payment_method_labels = ${merged} where id = app_shop_id() returning ${tx(COLUMNS)}, ${logoColumn(tx)}`
+    : await tx<ShopRow[]>`update shops set payment_method_labels = ${merged} where id = app_shop_id() returning ${tx(COLUMNS)}, ${logoColumn(tx)}`;
   return toRecord(row!);
 }
 

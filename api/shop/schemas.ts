@@ -14,6 +14,37 @@ const CASHIER_MAX_DISCOUNT =
 
 const PaymentLabelFields = Object.fromEntries(PAYMENT_METHODS.map((method) => [method, z.string()])) as Record<PaymentMethodKey, z.ZodString>;
 
+/** The shop's legal mentions (issue 31), printed under its name on invoices, quotes and credit notes. */
+const LEGAL = {
+  legal_form: 'Legal form, e.g. SARL, SA, Ets (établissement individuel): printed with the capital, "SARL au capital de 1 000 000 FCFA".',
+  share_capital_xaf: 'Share capital in XAF (integer), printed after the legal form.',
+  tax_regime: 'Tax regime as the tax office names it, e.g. "Réel", "Simplifié", "Impôt libératoire".',
+  tax_centre: 'The tax centre the shop reports to, e.g. "CIME Douala".',
+  bank_details: 'Bank and account number (RIB) for customers who pay by transfer, printed in the invoice\'s foot.',
+  momo_merchant_no: 'Mobile money merchant number customers pay to, printed in the invoice\'s foot.',
+  payment_terms_days: 'Days a sale left on a customer account gives before it is due (0 to 365): its invoice prints the due date, the sale\'s day plus these days. Null: no due date printed.',
+} as const;
+
+const LegalRecordFields = {
+  legal_form: z.string().nullable().openapi({ description: LEGAL.legal_form }),
+  share_capital_xaf: z.number().int().nullable().openapi({ description: LEGAL.share_capital_xaf }),
+  tax_regime: z.string().nullable().openapi({ description: LEGAL.tax_regime }),
+  tax_centre: z.string().nullable().openapi({ description: LEGAL.tax_centre }),
+  bank_details: z.string().nullable().openapi({ description: LEGAL.bank_details }),
+  momo_merchant_no: z.string().nullable().openapi({ description: LEGAL.momo_merchant_no }),
+  payment_terms_days: z.number().int().nullable().openapi({ description: LEGAL.payment_terms_days }),
+};
+
+export const ShopLogo = z
+  .object({
+    media_type: z.enum(['image/png', 'image/jpeg']),
+    width: z.number().int().openapi({ description: 'Width in pixels.' }),
+    height: z.number().int().openapi({ description: 'Height in pixels.' }),
+    bytes: z.number().int().openapi({ description: 'Size of the stored image in bytes.' }),
+    updated_at: Timestamp,
+  })
+  .openapi('ShopLogo', { example: { media_type: 'image/png', width: 600, height: 240, bytes: 18_432, updated_at: '2026-11-02T16:05:11.000Z' } });
+
 export const SubscriptionStatus = z.enum(['trial', 'active', 'expired']);
 
 export const ShopRecord = z
@@ -27,6 +58,8 @@ export const ShopRecord = z
     city: z.string().nullable(),
     tax_id: z.string().nullable(),
     trade_register_no: z.string().nullable().openapi({ description: 'Trade register number (RCCM), printed beside the taxpayer number.' }),
+    ...LegalRecordFields,
+    logo: ShopLogo.nullable().openapi({ description: 'The logo printed on documents (PUT /shop/logo), null without one.' }),
     payment_method_labels: z.object(PaymentLabelFields).openapi({
       description: 'What each payment method is called on documents and reports: the shop\'s own names over the defaults of its language.',
       example: { cash: 'Espèces', carrier1_momo: 'MTN MoMo', carrier2_money: 'Orange Money', card: 'Carte bancaire', bank: 'Virement bancaire', credit: 'Compte client' },
@@ -61,6 +94,13 @@ export const UpdateShopBody = z
     city: optionalText(120),
     tax_id: optionalText(60),
     trade_register_no: optionalText(60).openapi({ description: 'Trade register number (RCCM), e.g. RC/DLA/2019/B/1234.' }),
+    legal_form: optionalText(60).openapi({ description: LEGAL.legal_form }),
+    share_capital_xaf: z.number().int().min(0).max(1e15).nullable().openapi({ description: LEGAL.share_capital_xaf }),
+    tax_regime: optionalText(60).openapi({ description: LEGAL.tax_regime }),
+    tax_centre: optionalText(120).openapi({ description: LEGAL.tax_centre }),
+    bank_details: optionalText(255).openapi({ description: LEGAL.bank_details }),
+    momo_merchant_no: optionalText(60).openapi({ description: LEGAL.momo_merchant_no }),
+    payment_terms_days: z.number().int().min(0).max(365).nullable().openapi({ description: LEGAL.payment_terms_days }),
     payment_method_labels: z
       .object(Object.fromEntries(PAYMENT_METHODS.map((method) => [method, requiredText(40).nullable().optional()])) as Record<PaymentMethodKey, z.ZodOptional<z.ZodNullable<z.ZodString>>>)
       .strict()

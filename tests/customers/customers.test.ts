@@ -8,7 +8,7 @@ import { charge, createCustomer, postCustomer, staffedShop, storedCustomer } fro
 const api = await startService(t);
 
 const CUSTOMER_KEYS = [
-  'address', 'balance_xaf', 'card_no', 'created_at', 'credit_ceiling_xaf', 'email', 'id', 'name', 'note', 'phone', 'points', 'tax_id', 'tier', 'till_created_at', 'updated_at',
+  'address', 'balance_xaf', 'card_no', 'created_at', 'credit_ceiling_xaf', 'email', 'id', 'name', 'note', 'phone', 'points', 'tax_id', 'tier', 'till_created_at', 'trade_register_no', 'updated_at',
 ];
 const BRONZE = { key: 'bronze', name: 'Bronze', multiplier: 1 };
 
@@ -40,7 +40,7 @@ const isUtcTimestamp = (value: unknown) => typeof value === 'string' && value.en
 t.test('creating a customer answers 201 with the record: no balance, no points, the Bronze tier of a new shop', async (t) => {
   const owner = await registerShop(api);
   const body = {
-    name: 'Aïcha Bello', phone: '+237 699 00 11 22', email: 'aicha@example.cm', note: 'Paie le vendredi', tax_id: 'M051812345678P', address: 'Rue Joss, Bonanjo, Douala',
+    name: 'Aïcha Bello', phone: '+237 699 00 11 22', email: 'aicha@example.cm', note: 'Paie le vendredi', tax_id: 'M051812345678P', trade_register_no: 'RC/DLA/2021/B/0456', address: 'Rue Joss, Bonanjo, Douala',
     credit_ceiling_xaf: 50_000, card_no: 'CARTE-0001',
   };
   const reply = await create(owner.token, body);

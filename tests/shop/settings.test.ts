@@ -7,10 +7,11 @@ import { expectError, expectInvalid, FORBIDDEN, MALFORMED_JSON, SUBSCRIPTION_REQ
 const api = await startService(t);
 
 const SHOP_KEYS = [
-  'address', 'allow_negative_stock', 'business_type', 'cashier_max_discount_percent', 'cashier_price_override', 'city', 'created_at',
-  'default_vat_rate', 'email', 'id', 'locale',
-  'loyalty_earn_rate', 'loyalty_redeem_rate_xaf', 'name', 'payment_method_labels', 'phone', 'receipt_footer', 'receipt_header', 'subscription_ends_at',
-  'subscription_status', 'tax_id', 'timezone', 'trade_register_no', 'trial_ends_at', 'updated_at',
+  'address', 'allow_negative_stock', 'bank_details', 'business_type', 'cashier_max_discount_percent', 'cashier_price_override', 'city', 'created_at',
+  'default_vat_rate', 'email', 'id', 'legal_form', 'locale', 'logo',
+  'loyalty_earn_rate', 'loyalty_redeem_rate_xaf', 'momo_merchant_no', 'name', 'payment_method_labels', 'payment_terms_days', 'phone', 'receipt_footer',
+  'receipt_header', 'share_capital_xaf', 'subscription_ends_at', 'subscription_status', 'tax_centre', 'tax_id', 'tax_regime', 'timezone',
+  'trade_register_no', 'trial_ends_at', 'updated_at',
 ];
 
 const putShop = (token: string, body: unknown) => api.request('PUT', '/shop', { token, body });
