@@ -25,7 +25,11 @@ export interface Mail {
   fromName?: string;
   /** Where an answer goes (a shop's own address). */
   replyTo?: string;
-  attachments?: { filename: string; content: string; contentType: string }[];
+  /**
+   * Files attached (a PDF as bytes); one with a `cid` is an inline part the HTML shows as
+   * `<img src="cid:...">` (the shop's logo), not a file the reader is offered.
+   */
+  attachments?: { filename: string; content: string | Buffer; contentType: string; cid?: string }[];
   /**
    * What makes this message this one, the same on every run of the job that sends it (the task, the
    * job's id, the recipient when a job writes to several): its Message-ID, and what sendOnce records.
