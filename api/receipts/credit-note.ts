@@ -9,8 +9,10 @@
  */
 import { paymentLabels } from '../lib/payment-labels.ts';
 import type { ReceiptInput, SaleRecord } from '../sales/schemas.ts';
+import type { ShopLogoImage } from '../shop/queries.ts';
+import { layoutDocument, type PrintedDocument, type PrintedLine } from './document.ts';
+import { renderDocumentHtml, type InvoiceFormat } from './document-html.ts';
 import { formatDateTime, formatXaf, LABELS, lineGross, type ReceiptLocale } from './format.ts';
-import { renderDocument, type InvoiceFormat, type PrintedLine } from './invoice.ts';
 import { closingInWords } from './words.ts';
 
 type SaleRefund = SaleRecord['refunds'][number];
@@ -45,41 +47,41 @@ function vatGivenBack(lines: ReturnType<typeof refundedLines>): SaleRecord['vat_
     .map(([rate, { vat_xaf, total_xaf }]) => ({ rate, base_xaf: total_xaf - vat_xaf, vat_xaf, total_xaf }));
 }
 
-export function renderCreditNote(input: ReceiptInput, refund: SaleRefund, format: InvoiceFormat, locale: ReceiptLocale): string {
+export function creditNoteDocument(input: ReceiptInput, refund: SaleRefund, locale: ReceiptLocale): PrintedDocument {
   const { sale, shop, customer } = input;
   const t = LABELS[locale];
   const lines = refundedLines(sale, refund);
   const methods = paymentLabels(locale, shop.payment_method_labels);
 
-  return renderDocument(
-    {
-      kind: t.creditNote,
-      number: `${t.creditNoteNo} ${refund.credit_note_no}`,
-      details: [
-        { label: t.date, value: formatDateTime(refund.created_at, shop.timezone) },
-        { label: t.originalInvoice, value: `${t.invoiceNo} ${sale.receipt_no} ${t.dated} ${formatDateTime(sale.created_at, shop.timezone)}` },
-      ],
-      banner: null,
-      customer,
-      lines,
-      subtotal_xaf: lines.reduce((sum, line) => sum + lineGross(line.quantity, line.unit_price_xaf), 0),
-      discounts: [{ label: t.discounts, amount_xaf: lines.reduce((sum, line) => sum + line.discount_xaf, 0) }],
-      total_xaf: refund.total_xaf,
-      total_in_words: closingInWords(refund.total_xaf, 'credit_note', locale),
-      vat_breakdown: vatGivenBack(lines),
-      sections: [
-        { kind: 'heading', text: t.refund },
-        {
-          kind: 'table',
-          name: 'payments',
-          columns: [{ label: t.method }, { label: t.refundReason }, { label: t.amount, numeric: true }],
-          rows: [[methods[refund.method], refund.reason ?? '', formatXaf(refund.total_xaf, locale)]],
-        },
-      ],
-      reference: { label: t.refundRef, value: refund.id },
-    },
-    shop,
-    format,
-    locale,
-  );
+  return {
+    kind: t.creditNote,
+    number: `${t.creditNoteNo} ${refund.credit_note_no}`,
+    details: [
+      { label: t.date, value: formatDateTime(refund.created_at, shop.timezone) },
+      { label: t.originalInvoice, value: `${t.invoiceNo} ${sale.receipt_no} ${t.dated} ${formatDateTime(sale.created_at, shop.timezone)}` },
+    ],
+    banner: null,
+    customer,
+    lines,
+    subtotal_xaf: lines.reduce((sum, line) => sum + lineGross(line.quantity, line.unit_price_xaf), 0),
+    discounts: [{ label: t.discounts, amount_xaf: lines.reduce((sum, line) => sum + line.discount_xaf, 0) }],
+    total_xaf: refund.total_xaf,
+    total_in_words: closingInWords(refund.total_xaf, 'credit_note', locale),
+    vat_breakdown: vatGivenBack(lines),
+    sections: [
+      { kind: 'heading', text: t.refund },
+      {
+        kind: 'table',
+        name: 'payments',
+        columns: [{ label: t.method }, { label: t.refundReason }, { label: t.amount, numeric: true }],
+        rows: [[methods[refund.method], refund.reason ?? '', formatXaf(refund.total_xaf, locale)]],
+      },
+    ],
+    shop_footer: false,
+  };
+}
+
+/** The credit note as the printable HTML page. */
+export function renderCreditNote(input: ReceiptInput, refund: SaleRefund, format: InvoiceFormat, locale: ReceiptLocale, logo: ShopLogoImage | null = null): string {
+  return renderDocumentHtml(layoutDocument(creditNoteDocument(input, refund, locale), input.shop, locale), format, logo);
 }

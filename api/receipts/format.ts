@@ -41,6 +41,11 @@ export function formatQuantity(quantity: number, locale: ReceiptLocale): string 
   return formatDecimal(quantity, 3, locale);
 }
 
+/** A rate as documents print it: a 0 % line is exempt (`Exonéré` / `Exempt`), as an accountant reads it; else formatRate. */
+export function vatRateLabel(rate: number, locale: ReceiptLocale): string {
+  return rate === 0 ? LABELS[locale].exempt : formatRate(rate, locale);
+}
+
 /** VAT rates: `19,25 %` in French, `19.25%` in English. */
 export function formatRate(rate: number, locale: ReceiptLocale): string {
   return locale === 'fr' ? `${formatDecimal(rate, 2, locale)} %` : `${formatDecimal(rate, 2, locale)}%`;
@@ -173,6 +178,22 @@ export interface Labels {
   refund: string;
   refundReason: string;
   refundRef: string;
+  exempt: string;
+  grossInclVat: string;
+  creditNoteLine: string;
+  netAfterCreditNotes: string;
+  capital: string;
+  taxRegime: string;
+  taxCentre: string;
+  payTo: string;
+  bank: string;
+  momoMerchant: string;
+  paymentTerms: string;
+  days: (n: number) => string;
+  dueDate: string;
+  approval: string;
+  approvalLines: string[];
+  shopSignature: string;
 }
 
 /** Every word a receipt, an invoice, a quote, a credit note or a receipt e-mail prints, in both languages. */
@@ -187,7 +208,7 @@ export const LABELS: Record<ReceiptLocale, Labels> = {
     customer: 'Client',
     phone: 'Tél.',
     email: 'E-mail',
-    taxId: 'N° contribuable',
+    taxId: 'NIU',
     item: 'Désignation',
     quantity: 'Qté',
     unitPrice: 'Prix TTC',
@@ -248,6 +269,22 @@ export const LABELS: Record<ReceiptLocale, Labels> = {
     refund: 'Remboursement',
     refundReason: 'Motif',
     refundRef: 'Réf. remboursement',
+    exempt: 'Exonéré',
+    grossInclVat: 'Montant brut TTC',
+    creditNoteLine: 'Avoir n°',
+    netAfterCreditNotes: 'Net après avoirs',
+    capital: 'au capital de',
+    taxRegime: 'Régime fiscal',
+    taxCentre: 'Centre des impôts',
+    payTo: 'Règlement',
+    bank: 'Banque',
+    momoMerchant: 'Mobile money',
+    paymentTerms: 'Conditions de paiement',
+    days: (n) => (n === 0 ? 'comptant' : `${n} jours`),
+    dueDate: 'Échéance',
+    approval: 'Bon pour accord',
+    approvalLines: ['Date :', 'Nom, signature et cachet du client :'],
+    shopSignature: 'Signature et cachet du vendeur',
   },
   en: {
     invoice: 'Invoice',
@@ -259,7 +296,7 @@ export const LABELS: Record<ReceiptLocale, Labels> = {
     customer: 'Customer',
     phone: 'Tel.',
     email: 'E-mail',
-    taxId: 'Tax ID',
+    taxId: 'NIU',
     item: 'Item',
     quantity: 'Qty',
     unitPrice: 'Unit price incl. VAT',
@@ -292,18 +329,18 @@ export const LABELS: Record<ReceiptLocale, Labels> = {
     partiallyRefunded: 'Partially refunded',
     refunded: 'Refunded',
     saleRef: 'Sale ref.',
-    quote: 'Quote',
-    quoteNo: 'Quote no.',
+    quote: 'Proforma invoice',
+    quoteNo: 'Proforma no.',
     validUntil: 'Valid until',
-    quoteDeclined: 'Declined quote',
-    quoteExpired: 'Expired quote',
-    quoteConverted: 'Quote converted into a sale',
+    quoteDeclined: 'Proforma declined',
+    quoteExpired: 'Proforma expired',
+    quoteConverted: 'Proforma converted into a sale',
     note: 'Note',
-    quoteNotice: 'This quote is not an invoice. It reserves no stock.',
+    quoteNotice: 'This proforma invoice is not an invoice and reserves no stock.',
     quoteRef: 'Quote ref.',
     balanceDue: 'Balance due (customer account)',
     signature: 'Customer signature',
-    tradeRegister: 'Trade reg.',
+    tradeRegister: 'RCCM',
     address: 'Address',
     paid: 'Paid',
     unpaid: 'Unpaid',
@@ -320,6 +357,22 @@ export const LABELS: Record<ReceiptLocale, Labels> = {
     refund: 'Refund',
     refundReason: 'Reason',
     refundRef: 'Refund ref.',
+    exempt: 'Exempt',
+    grossInclVat: 'Gross amount incl. VAT',
+    creditNoteLine: 'Credit note no.',
+    netAfterCreditNotes: 'Net after credit notes',
+    capital: 'with a share capital of',
+    taxRegime: 'Tax regime',
+    taxCentre: 'Tax centre',
+    payTo: 'Payment details',
+    bank: 'Bank',
+    momoMerchant: 'Mobile money',
+    paymentTerms: 'Payment terms',
+    days: (n) => (n === 0 ? 'cash' : `${n} days`),
+    dueDate: 'Due date',
+    approval: 'Accepted',
+    approvalLines: ['Date:', 'Customer\'s name, signature and stamp:'],
+    shopSignature: 'Seller\'s signature and stamp',
   },
 };
 

@@ -103,11 +103,17 @@ export function xafInWords(amount: number, locale: ReceiptLocale): string {
 }
 
 /** The sentence that closes an invoice, a quote or a credit note (avoir) with its total in words. */
-export function closingInWords(total_xaf: number, document: 'invoice' | 'quote' | 'credit_note', locale: ReceiptLocale): string {
+export function closingInWords(total_xaf: number, document: 'invoice' | 'invoice_net' | 'quote' | 'credit_note', locale: ReceiptLocale): string {
   const sum = xafInWords(total_xaf, locale);
   if (locale === 'fr') {
-    const closed = { invoice: 'Arrêtée la présente facture', quote: 'Arrêté le présent devis', credit_note: 'Arrêté le présent avoir' }[document];
+    const closed = {
+      invoice: 'Arrêtée la présente facture',
+      invoice_net: 'Arrêtée la présente facture, déduction faite des avoirs,',
+      quote: 'Arrêté le présent devis',
+      credit_note: 'Arrêté le présent avoir',
+    }[document];
     return `${closed} à la somme de ${sum}.`;
   }
-  return `This ${{ invoice: 'invoice', quote: 'quote', credit_note: 'credit note' }[document]} is closed at the sum of ${sum}.`;
+  const what = { invoice: 'this invoice', invoice_net: 'this invoice after credit notes', quote: 'this proforma invoice', credit_note: 'this credit note' }[document];
+  return `Amount of ${what} in words: ${sum}.`;
 }
