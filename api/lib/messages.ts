@@ -129,6 +129,19 @@ const FIXED: Record<string, string> = {
   'This product already has a variant with these options.': 'Ce produit a déjà une variante avec ces options.',
   'The cursor is not valid.': "Le curseur n'est pas valide.",
   'Cannot be after today.': "Ne peut pas être postérieur à aujourd'hui.",
+  // PUT /shop/logo (api/shop/logo.ts).
+  'Unsupported media type: send the image as image/png or image/jpeg.': "Type de contenu non pris en charge : envoyez l'image en image/png ou image/jpeg.",
+  "The body is empty: send the image's bytes.": "Le corps de la requête est vide : envoyez les octets de l'image.",
+  'Must be a PNG or JPEG image.': 'Doit être une image PNG ou JPEG.',
+  'The image is damaged, cut short or followed by other data: save it again as PNG or JPEG.':
+    "L'image est endommagée, tronquée ou suivie d'autres données : enregistrez-la de nouveau en PNG ou en JPEG.",
+  'This JPEG cannot be printed (12-bit, lossless, hierarchical or arithmetic-coded): save it as an ordinary JPEG.':
+    'Ce JPEG ne peut pas être imprimé (12 bits, sans perte, hiérarchique ou à codage arithmétique) : enregistrez-le en JPEG ordinaire.',
+  'The image must be at most 4096 pixels wide and 4096 pixels high.': "L'image doit mesurer au plus 4096 pixels de large et 4096 pixels de haut.",
+  'The image is too elongated for a logo: its width may be at most 8 times its height, and its height at most 8 times its width.':
+    "L'image est trop allongée pour un logo : sa largeur peut valoir au plus 8 fois sa hauteur, et sa hauteur au plus 8 fois sa largeur.",
+  'The Content-Type does not say what the bytes are: send a PNG as image/png and a JPEG as image/jpeg.':
+    'Le Content-Type ne correspond pas au contenu : envoyez un PNG en image/png et un JPEG en image/jpeg.',
 
   // The database's procedures (raise_app_error in db/functions).
   'The points of this sale have already been credited.': 'Les points de cette vente ont déjà été crédités.',

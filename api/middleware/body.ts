@@ -6,8 +6,10 @@ const MiB = 1024 * 1024;
 /** CONTRACT section 2: 1 MiB per body; a sync push may carry 8 MiB. */
 export const BODY_LIMIT = 1 * MiB;
 export const SYNC_PUSH_BODY_LIMIT = 8 * MiB;
+/** CONTRACT section 15: a shop's logo, the image's own bytes (PUT /shop/logo), is at most 256 KiB. */
+export const LOGO_BODY_LIMIT = 256 * 1024;
 
-const limitFor = (path: string) => (path.endsWith('/sync/push') ? SYNC_PUSH_BODY_LIMIT : BODY_LIMIT);
+const limitFor = (path: string) => (path.endsWith('/sync/push') ? SYNC_PUSH_BODY_LIMIT : path.endsWith('/shop/logo') ? LOGO_BODY_LIMIT : BODY_LIMIT);
 
 /** `application/json` and its `+json` kinds, as the routes' validators read them. */
 const JSON_TYPE = /^application\/([a-z-.]+\+)?json\s*(;|$)/i;

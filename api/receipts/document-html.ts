@@ -79,8 +79,8 @@ table.vat td:first-child { white-space: nowrap; }
 .footer { margin-top: .6em; text-align: center; color: #333; }
 .logo { display: block; max-width: 45mm; max-height: 22mm; margin-bottom: .3em; }
 .signatures { display: flex; gap: 2em; margin-top: 1em; }
-.signatures > div { flex: 1 1 50%; border: 1px solid #999; padding: .4em .6em; min-height: 6em; }
-.signatures p { margin-bottom: 1.6em; }
+.signatures > div { flex: 1 1 50%; border: 1px solid #999; padding: .3em .6em; min-height: 4.5em; }
+.signatures p { margin-bottom: 1.2em; }
 .signatures p.box-title { font-weight: bold; margin-bottom: .4em; }
 .pay-to { margin-top: .6em; }
 @media print {

@@ -399,14 +399,35 @@ export function paragraphs(text: string | null | undefined): string[] {
   return text.split(/\r\n|\r|\n/).map(cleanText).filter((line) => line.length > 0);
 }
 
+/** Each word joined to the one before it (with its space) where `glue` says so and the two still fit one line. */
+function joinWhere(words: string[], width: number, glue: (last: string, word: string) => boolean): string[] {
+  const joined: string[] = [];
+  for (const word of words) {
+    const last = joined[joined.length - 1];
+    if (last !== undefined && glue(last, word) && columnsOf(last) + 1 + columnsOf(word) <= width) joined[joined.length - 1] = `${last} ${word}`;
+    else joined.push(word);
+  }
+  return joined;
+}
+
 /**
- * Words wrapped to `width` columns; a word longer than a line is cut across lines. Never returns a
- * line longer than `width`; an empty text is one empty line.
+ * The words of a text as wrapping may break it: what reads as one thing stays one word, spaces
+ * included, as long as it fits a line: first the digit groups of a number or a phone number
+ * (`12 500`, `+237 677 12 34 56`), then what a lone slash joins (`12 / m`, `1 500 FCFA / sac`).
+ */
+function unbreakableWords(text: string, width: number): string[] {
+  const numbers = joinWhere(text.split(' ').filter(Boolean), width, (last, word) => /^\+?\d+(?: \d{1,3})*$/.test(last) && /^\d{1,3}(?:[.,]\d+)?$/.test(word));
+  return joinWhere(numbers, width, (last, word) => word === '/' || last.endsWith(' /'));
+}
+
+/**
+ * Words wrapped to `width` columns (unbreakableWords says what a word is); a word longer than a line
+ * is cut across lines. Never returns a line longer than `width`; an empty text is one empty line.
  */
 export function wrap(text: string, width: number): string[] {
   const lines: string[] = [];
   let current: string[] = [];
-  for (const word of cleanText(text).split(' ').filter(Boolean)) {
+  for (const word of unbreakableWords(cleanText(text), width)) {
     let chars = [...word];
     const room = width - current.length - (current.length > 0 ? 1 : 0);
     if (chars.length <= room) {

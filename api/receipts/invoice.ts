@@ -88,8 +88,8 @@ export function invoiceDocument(input: ReceiptInput, locale: ReceiptLocale): Pri
         ? { text: t.unpaid, tone: 'unpaid' }
         : { text: `${t.balanceDueShort}${colon} ${xaf(left.due_xaf)}`, tone: 'partly_paid' };
 
-  // A sale left on the customer's account is due after the shop's payment terms, counted from the sale's day.
-  const terms = left.on_account && shop.payment_terms_days != null ? shop.payment_terms_days : null;
+  // What a sale still owes on the customer's account is due after the shop's payment terms, counted from the sale's day.
+  const terms = left.due_xaf && shop.payment_terms_days != null ? shop.payment_terms_days : null;
   const due =
     terms === null
       ? []

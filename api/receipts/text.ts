@@ -19,6 +19,8 @@ const CHAT_COLUMNS = 400;
 function chatLine(text: string, bold: boolean, locale: ReceiptLocale): string {
   const trimmed = text.trim();
   if (/^-+$/.test(trimmed)) return '----------';
+  // A line to sign on: underscores would turn the next line into italics in WhatsApp.
+  if (/^_+$/.test(trimmed)) return '.'.repeat(24);
   const row = /^(.*\S)\s{2,}(\S.*)$/.exec(trimmed);
   const line = row ? `${row[1]}${locale === 'fr' ? ' : ' : ': '}${row[2]}` : trimmed;
   return bold && line ? `*${line}*` : line;

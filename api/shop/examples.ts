@@ -4,6 +4,9 @@ import { example } from '../lib/examples.ts';
 
 export const SHOP_ID = '3b1f6c2e-8d4a-4f7e-9a51-6c0d2e7b9f14';
 
+/** The shop's logo as PUT /shop/logo answers it and GET /shop shows it: a 600 x 240 PNG. */
+export const SHOP_LOGO = example({ media_type: 'image/png', width: 600, height: 240, bytes: 18_432, updated_at: '2026-11-02T16:05:11.000Z' });
+
 export const SHOP = example({
   id: SHOP_ID,
   name: 'Boutique Mama Ngono',
@@ -21,7 +24,7 @@ export const SHOP = example({
   bank_details: 'Afriland First Bank, RIB 10005 00001 01234567890 12',
   momo_merchant_no: 'MTN MoMo marchand 456789',
   payment_terms_days: 30,
-  logo: { media_type: 'image/png', width: 600, height: 240, bytes: 18_432, updated_at: '2026-11-02T16:05:11.000Z' },
+  logo: SHOP_LOGO,
   payment_method_labels: { cash: 'Espèces', carrier1_momo: 'MTN MoMo', carrier2_money: 'Orange Money', card: 'Carte bancaire', bank: 'Virement bancaire', credit: 'Compte client' },
   locale: 'fr',
   receipt_header: 'Boutique Mama Ngono - Akwa, Douala',

@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { PAYMENT_METHODS, type PaymentMethodKey } from '../lib/payment-labels.ts';
 import { SHOP, UPDATE_SHOP } from './examples.ts';
-import { decimal, emailAddress, Locale, optionalText, requiredText, Text, Timestamp, Uuid, VatRate } from '../schemas.ts';
+import { decimal, emailAddress, Locale, nullableRef, optionalText, requiredText, Text, Timestamp, Uuid, VatRate } from '../schemas.ts';
 
 const CASHIER_PRICE_OVERRIDE =
   'Whether a cashier may sell at another unit price or VAT rate than the catalogue\'s (default false: a cashier\'s online sale or quote ' +
@@ -59,7 +59,7 @@ export const ShopRecord = z
     tax_id: z.string().nullable(),
     trade_register_no: z.string().nullable().openapi({ description: 'Trade register number (RCCM), printed beside the taxpayer number.' }),
     ...LegalRecordFields,
-    logo: ShopLogo.nullable().openapi({ description: 'The logo printed on documents (PUT /shop/logo), null without one.' }),
+    logo: nullableRef(ShopLogo, 'The logo printed on documents (PUT /shop/logo), null without one.'),
     payment_method_labels: z.object(PaymentLabelFields).openapi({
       description: 'What each payment method is called on documents and reports: the shop\'s own names over the defaults of its language.',
       example: { cash: 'Espèces', carrier1_momo: 'MTN MoMo', carrier2_money: 'Orange Money', card: 'Carte bancaire', bank: 'Virement bancaire', credit: 'Compte client' },

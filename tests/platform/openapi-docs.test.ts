@@ -89,7 +89,8 @@ function showsExample(media: Media): boolean {
 const json = (content: Record<string, Media> | undefined): Media | undefined => content?.['application/json'];
 
 t.test('every request body and every JSON answer of success has an example', async (t) => {
-  const bodies = operations.filter((op) => op.spec.requestBody && !showsExample(json(op.spec.requestBody.content) ?? {})).map((op) => op.name);
+  // A body that is a file, not JSON (PUT /shop/logo's image), has no example to show.
+  const bodies = operations.filter((op) => json(op.spec.requestBody?.content) && !showsExample(json(op.spec.requestBody.content)!)).map((op) => op.name);
   t.strictSame(bodies, [], 'request bodies without an example (on the body\'s component schema, or on the media type)');
   const answers = operations.flatMap((op) =>
     Object.entries(op.spec.responses as Record<string, { content?: Record<string, Media> }>)

@@ -101,10 +101,12 @@ t.test('every answer declares X-Request-Id; error answers Content-Language; 429 
 
 /**
  * Keys a real 422 of the operation gives that are not its inputs, with why: converting a quote runs the
- * sale procedure on the quote's own lines and customer, which the request does not send.
+ * sale procedure on the quote's own lines and customer, which the request does not send; a logo's body
+ * is the image file, not JSON, and its 422 names it `logo` as a whole.
  */
 const KEYS_OF_THE_RECORD: Record<string, string[]> = {
   'POST /api/v1/quotes/{quote_id}/convert': ['items.0.quantity', 'items.0.variant_id', 'customer_id'],
+  'PUT /api/v1/shop/logo': ['logo'],
 };
 
 /** Whether `segments` is a path into `schema`: a property, an array's item by index, a map's value by any key. */

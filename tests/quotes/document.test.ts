@@ -1,73 +1,14 @@
 import t from 'tap';
-import { renderQuoteDocument, type QuoteDocumentInput } from '../../api/quotes/document.ts';
+import { renderQuoteDocument } from '../../api/quotes/document.ts';
 import type { QuoteRecord } from '../../api/quotes/schemas.ts';
-import { CUSTOMER, receiptInput, visibleText } from '../receipts/receipt-fixtures.ts';
-
-/** The document is a pure function of the quote, the shop and the customer: built by hand, no database needed. */
-
-const QUOTE_ID = '7d1e2f3a-4b5c-4d6e-8f70-8192a3b4c5d6';
+import { CUSTOMER, visibleText } from '../receipts/receipt-fixtures.ts';
+import { QUOTE_ID, quoteInput, quoteItem, sampleQuote } from './quote-fixtures.ts';
 const SALE_ID = '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d';
 const AT = '2026-11-21T13:05:00.000Z';
 
-type QuoteItem = QuoteRecord['items'][number];
-
-let counter = 0;
-const uuid = () => `00000000-0000-4000-9000-${String(++counter).padStart(12, '0')}`;
-
-function quoteItem(fields: Partial<QuoteItem> & Pick<QuoteItem, 'name' | 'quantity' | 'unit_price_xaf'>): QuoteItem {
-  return { id: uuid(), line_no: 1, product_id: uuid(), variant_id: null, discount_xaf: 0, promotion_id: null, promotion_discount_xaf: 0, vat_rate: 19.25, vat_xaf: 0, total_xaf: 0, ...fields };
-}
-
-/**
- * A quote of three lines, worked out by the sale's rules:
- * - Café moulu 250 g: 2 x 2 500 = 5 000, line discount 500, total 4 500, VAT 19.25 % 726
- * - Riz parfumé 5 kg: 1 x 12 500, line discount 250 and promotion 1 250, total 11 000, VAT 19.25 % 1 776
- * - Tomates: 1.5 x 1 000 = 1 500, VAT 0 %
- * Subtotal 19 000, discounts 2 000, total 17 000, VAT 2 502.
- */
-function sampleQuote(fields: Partial<QuoteRecord> = {}): QuoteRecord {
-  return {
-    id: QUOTE_ID,
-    quote_no: 12,
-    status: 'sent',
-    customer_id: CUSTOMER.id,
-    customer_name: CUSTOMER.name,
-    note: null,
-    valid_until: '2026-12-31',
-    subtotal_xaf: 19000,
-    discount_xaf: 2000,
-    vat_xaf: 2502,
-    total_xaf: 17000,
-    items: [
-      quoteItem({ line_no: 1, name: 'Café moulu 250 g', quantity: 2, unit_price_xaf: 2500, discount_xaf: 500, vat_xaf: 726, total_xaf: 4500 }),
-      quoteItem({ line_no: 2, name: 'Riz parfumé 5 kg', quantity: 1, unit_price_xaf: 12500, discount_xaf: 250, promotion_id: uuid(), promotion_discount_xaf: 1250, vat_xaf: 1776, total_xaf: 11000 }),
-      quoteItem({ line_no: 3, name: 'Tomates', quantity: 1.5, unit_price_xaf: 1000, vat_rate: 0, vat_xaf: 0, total_xaf: 1500 }),
-    ],
-    vat_breakdown: [
-      { rate: 0, base_xaf: 1500, vat_xaf: 0, total_xaf: 1500 },
-      { rate: 19.25, base_xaf: 12998, vat_xaf: 2502, total_xaf: 15500 },
-    ],
-    sale_id: null,
-    created_by: uuid(),
-    created_by_name: 'Awa Ndiaye',
-    converted_at: null,
-    created_at: AT,
-    updated_at: AT,
-    ...fields,
-  };
-}
-
-function quoteInput(overrides: { quote?: Partial<QuoteRecord>; shop?: Partial<QuoteDocumentInput['shop']>; customer?: QuoteDocumentInput['customer'] } = {}): QuoteDocumentInput {
-  return {
-    quote: sampleQuote(overrides.quote),
-    shop: receiptInput({ shop: overrides.shop }).shop,
-    customer: overrides.customer === undefined ? CUSTOMER : overrides.customer,
-  };
-}
-
 const render = (input = quoteInput(), format: 'a4' | 'a3' = 'a4', locale: 'fr' | 'en' = 'fr') => renderQuoteDocument(input, format, locale);
 
-t.test('the quote is titled "Devis / Proforma" in French and "Quote" in English, with its number', async (t) => {
+t.test('the quote is titled "Devis / Proforma" in French and "Proforma invoice" in English, with its number', async (t) => {
   const fr = render();
   t.ok(fr.startsWith('<!DOCTYPE html>\n<html lang="fr">'));
   t.ok(fr.trimEnd().endsWith('</html>'));
@@ -75,21 +16,21 @@ t.test('the quote is titled "Devis / Proforma" in French and "Quote" in English,
   t.match(fr, '<title>Devis n° 12 - Boutique Awa</title>');
   const en = render(undefined, 'a4', 'en');
   t.match(en, '<html lang="en">');
-  t.match(en, '<div class="title"><h1>Quote</h1><p>Quote no. 12</p>');
-  t.match(en, '<title>Quote no. 12 - Boutique Awa</title>');
+  t.match(en, '<div class="title"><h1>Proforma invoice</h1><p>Proforma no. 12</p>');
+  t.match(en, '<title>Proforma no. 12 - Boutique Awa</title>');
   t.notOk(visibleText(fr).includes('Facture'), 'not titled as an invoice');
 });
 
 t.test('every label follows the locale', async (t) => {
   const en = visibleText(render(undefined, 'a4', 'en'));
-  for (const expected of ['Quote no. 12', 'Date: 21/11/2026 14:05', 'Valid until 31/12/2026', 'Customer', 'Tel.: +237 677 11 22 33', 'Tax ID: M012345678901X', '# Item Qty Unit price incl. VAT Discount VAT Amount', 'Subtotal', 'Discounts', 'Promotions', 'Total excl. VAT', 'Total VAT', 'Total incl. VAT', 'VAT breakdown', 'This quote is not an invoice.', 'Quote ref.: ' + QUOTE_ID]) {
+  for (const expected of ['Proforma no. 12', 'Date: 21/11/2026 14:05', 'Valid until 31/12/2026', 'Customer', 'Tel.: +237 677 11 22 33', 'NIU: M012345678901X', '# Item Qty Unit price incl. VAT Discount VAT Amount', 'Gross amount incl. VAT', 'Discounts', 'Promotions', 'Total excl. VAT', 'Total VAT', 'Total incl. VAT', 'VAT breakdown', 'Exempt', 'This proforma invoice is not an invoice', 'Accepted Date: Customer\'s name, signature and stamp:', 'Seller\'s signature and stamp']) {
     t.ok(en.includes(expected), expected);
   }
-  for (const french of ['Devis', 'Désignation', 'Sous-total', 'Remises', 'Valable', 'Client', 'Réf.']) {
+  for (const french of ['Devis', 'Désignation', 'Montant brut', 'Remises', 'Exonéré', 'Valable', 'Client', 'Bon pour accord', 'Réf.']) {
     t.notOk(en.includes(french), `no "${french}" in English`);
   }
   const fr = visibleText(render());
-  for (const expected of ['Devis n° 12', 'Date : 21/11/2026 14:05', "Valable jusqu'au 31/12/2026", 'Client', '# Désignation Qté Prix TTC Remise TVA Montant', 'Détail de la TVA', "Ce devis n'est pas une facture.", 'Réf. devis : ' + QUOTE_ID]) {
+  for (const expected of ['Devis n° 12', 'Date : 21/11/2026 14:05', "Valable jusqu'au 31/12/2026", 'Client', '# Désignation Qté Prix TTC Remise TVA Montant', 'Détail de la TVA', "Ce devis n'est pas une facture.", 'Bon pour accord Date : Nom, signature et cachet du client :']) {
     t.ok(fr.includes(expected), expected);
   }
 });
@@ -108,7 +49,7 @@ t.test('the validity date prints as the shop\'s calendar day, day/month/year, in
 
 t.test('the quote shows the shop\'s details and the customer, and no customer box without one', async (t) => {
   const text = visibleText(render());
-  for (const expected of ['Boutique Awa', 'Rue de la Joie', 'Douala', 'Tél. : +237 699 00 00 00', 'E-mail : contact@boutique-awa.cm', 'N° contribuable : M012345678901X', 'Ouvert 7j/7', 'Client Jean Mbarga', 'Tél. : +237 677 11 22 33', 'E-mail : jean@example.cm']) {
+  for (const expected of ['Boutique Awa', 'Rue de la Joie', 'Douala', 'Tél. : +237 699 00 00 00', 'E-mail : contact@boutique-awa.cm', 'NIU : M012345678901X', 'Ouvert 7j/7', 'Client Jean Mbarga', 'Tél. : +237 677 11 22 33', 'E-mail : jean@example.cm']) {
     t.ok(text.includes(expected), expected);
   }
   const walkIn = render(quoteInput({ quote: { customer_id: null, customer_name: null }, customer: null }));
@@ -120,28 +61,31 @@ t.test('each line shows its number, quantity, unit price, discount with its prom
   const html = render();
   t.match(html, '<td class="num">1</td><td>Café moulu 250 g</td><td class="num">2</td><td class="num">2 500 FCFA</td><td class="num">-500 FCFA</td><td class="num">19,25 %</td><td class="num">4 500 FCFA</td>');
   t.match(html, '<td class="num">2</td><td>Riz parfumé 5 kg</td><td class="num">1</td><td class="num">12 500 FCFA</td><td class="num">-1 500 FCFA</td><td class="num">19,25 %</td><td class="num">11 000 FCFA</td>');
-  t.match(html, '<td class="num">3</td><td>Tomates</td><td class="num">1,5</td><td class="num">1 000 FCFA</td><td class="num"></td><td class="num">0 %</td><td class="num">1 500 FCFA</td>');
-  t.match(render(undefined, 'a4', 'en'), '<td>Tomates</td><td class="num">1.5</td><td class="num">1,000 FCFA</td><td class="num"></td><td class="num">0%</td>');
+  t.match(html, '<td class="num">3</td><td>Tomates</td><td class="num">1,5</td><td class="num">1 000 FCFA</td><td class="num"></td><td class="num">Exonéré</td><td class="num">1 500 FCFA</td>');
+  t.match(render(undefined, 'a4', 'en'), '<td>Tomates</td><td class="num">1.5</td><td class="num">1,000 FCFA</td><td class="num"></td><td class="num">Exempt</td>');
 });
 
-t.test('the totals show the subtotal, the line discounts and the promotions apart, and the totals excl. VAT, VAT and incl. VAT', async (t) => {
+t.test('the totals show the gross amount, the line discounts and the promotions apart, and the totals excl. VAT, VAT and incl. VAT', async (t) => {
   const text = visibleText(render());
-  t.ok(text.includes('Sous-total 19 000 FCFA Remises -750 FCFA Promotions -1 250 FCFA Total HT 14 498 FCFA Total TVA 2 502 FCFA Total TTC 17 000 FCFA'));
+  t.ok(text.includes('Montant brut TTC 19 000 FCFA Remises -750 FCFA Promotions -1 250 FCFA Total HT 14 498 FCFA Total TVA 2 502 FCFA Total TTC 17 000 FCFA'));
   t.match(render(), '<tr class="grand"><td>Total TTC</td><td class="num">17 000 FCFA</td></tr>');
 });
 
-t.test('a quote without discounts prints no discount or promotion row', async (t) => {
+t.test('a quote without discounts prints no gross amount, discount or promotion row, and no discount column', async (t) => {
   const quote = sampleQuote();
   const items = quote.items.map((item) => ({ ...item, discount_xaf: 0, promotion_id: null, promotion_discount_xaf: 0 }));
-  const text = visibleText(render({ ...quoteInput(), quote: { ...quote, items, discount_xaf: 0 } }));
-  t.notOk(text.includes('Remises'));
+  const html = render({ ...quoteInput(), quote: { ...quote, items, discount_xaf: 0, total_xaf: 19000 } });
+  const text = visibleText(html);
+  t.notOk(text.includes('Remise'));
   t.notOk(text.includes('Promotions'));
-  t.ok(text.includes('Sous-total 19 000 FCFA Total HT'));
+  t.notOk(text.includes('Montant brut'));
+  t.ok(text.includes('Détail de la TVA'), 'the page is complete');
+  t.match(html, '<th class="num">Prix TTC</th><th class="num">TVA</th>', 'no discount column');
 });
 
 t.test('the VAT breakdown has one row per rate', async (t) => {
   const html = render();
-  t.ok(visibleText(html).includes('Détail de la TVA Taux TVA Base HT TVA Total TTC 0 % 1 500 FCFA 0 FCFA 1 500 FCFA 19,25 % 12 998 FCFA 2 502 FCFA 15 500 FCFA'));
+  t.ok(visibleText(html).includes('Détail de la TVA Taux TVA Base HT TVA Total TTC Exonéré 1 500 FCFA 0 FCFA 1 500 FCFA 19,25 % 12 998 FCFA 2 502 FCFA 15 500 FCFA'));
   const table = /<table class="vat">([\s\S]*?)<\/table>/.exec(html)?.[1] ?? '';
   t.equal((table.match(/<tr>/g) ?? []).length, 3, 'a header and two rates');
 });
@@ -154,19 +98,22 @@ t.test('the note prints when present, and nothing of it when absent', async (t) 
 
 t.test('the quote says it is not an invoice and reserves no stock', async (t) => {
   t.match(render(), '<p class="notice">Ce devis n&#39;est pas une facture. Il ne réserve aucun stock.</p>');
-  t.match(render(undefined, 'a4', 'en'), '<p class="notice">This quote is not an invoice. It reserves no stock.</p>');
+  t.match(render(undefined, 'a4', 'en'), '<p class="notice">This proforma invoice is not an invoice and reserves no stock.</p>');
 });
 
 t.test('the quote closes with its total in words, in the quote\'s own wording', async (t) => {
   t.match(render(), '<p class="block words">Arrêté le présent devis à la somme de dix-sept mille francs CFA.</p>');
-  t.match(render(undefined, 'a4', 'en'), '<p class="block words">This quote is closed at the sum of seventeen thousand CFA francs.</p>');
+  t.match(render(undefined, 'a4', 'en'), '<p class="block words">Amount of this proforma invoice in words: seventeen thousand CFA francs.</p>');
   t.notOk(render().includes('présente facture'), 'never the invoice\'s wording');
 });
 
-t.test('the quote\'s id is its reference, under the shop\'s footer', async (t) => {
-  const text = visibleText(render());
-  t.ok(text.includes(`Merci de votre visite ! Réf. devis : ${QUOTE_ID}`));
-  t.ok(visibleText(render(undefined, 'a4', 'en')).includes(`Quote ref.: ${QUOTE_ID}`));
+t.test('the quote closes on a "Bon pour accord" box beside the seller\'s, without the shop\'s receipt footer', async (t) => {
+  const html = render();
+  t.match(html, '<section class="block signatures"><div><p class="box-title">Bon pour accord</p><p>Date :</p><p>Nom, signature et cachet du client :</p></div><div><p class="box-title">Signature et cachet du vendeur</p></div></section>');
+  t.notOk(visibleText(html).includes('Merci de votre visite'), 'the receipt footer is about goods sold');
+  t.notOk(html.includes('class="block footer"'));
+  t.notOk(html.includes(QUOTE_ID), 'no id printed');
+  t.match(render(undefined, 'a4', 'en'), '<p class="box-title">Accepted</p><p>Date:</p><p>Customer&#39;s name, signature and stamp:</p>');
 });
 
 t.test('a quote takes no payment: no payments section', async (t) => {
@@ -205,12 +152,12 @@ t.test('the print CSS sizes the page A4 or A3', async (t) => {
 t.test('an expired, declined or converted quote carries a banner saying so', async (t) => {
   const banner = (quote: Partial<QuoteRecord>, locale: 'fr' | 'en') => /<div class="void">[\s\S]*?<\/div>/.exec(render(quoteInput({ quote }), 'a4', locale))?.[0];
   t.equal(banner({ status: 'expired' }, 'fr'), '<div class="void">Devis expiré</div>');
-  t.equal(banner({ status: 'expired' }, 'en'), '<div class="void">Expired quote</div>');
+  t.equal(banner({ status: 'expired' }, 'en'), '<div class="void">Proforma expired</div>');
   t.equal(banner({ status: 'declined' }, 'fr'), '<div class="void">Devis refusé</div>');
-  t.equal(banner({ status: 'declined' }, 'en'), '<div class="void">Declined quote</div>');
+  t.equal(banner({ status: 'declined' }, 'en'), '<div class="void">Proforma declined</div>');
   const converted = { status: 'converted', sale_id: SALE_ID, converted_at: '2026-11-25T09:30:00Z' } as const;
-  t.ok(visibleText(render(quoteInput({ quote: converted }))).includes(`Devis converti en vente — 25/11/2026 10:30 Réf. vente : ${SALE_ID}`));
-  t.ok(visibleText(render(quoteInput({ quote: converted }), 'a4', 'en')).includes(`Quote converted into a sale — 25/11/2026 10:30 Sale ref.: ${SALE_ID}`));
+  t.equal(banner(converted, 'fr'), '<div class="void">Devis converti en vente - 25/11/2026 10:30</div>');
+  t.equal(banner(converted, 'en'), '<div class="void">Proforma converted into a sale - 25/11/2026 10:30</div>');
 });
 
 t.test('a draft or sent quote carries no banner', async (t) => {

@@ -1,3 +1,6 @@
+import type { QuoteDocumentInput } from '../../api/quotes/document.ts';
+import type { QuoteRecord } from '../../api/quotes/schemas.ts';
+import { CUSTOMER, receiptInput } from '../receipts/receipt-fixtures.ts';
 import type { Reply, Service } from '../support/service.ts';
 export { currentShift, openShift, shopDay } from '../shifts/shift-fixtures.ts';
 export {
@@ -105,3 +108,65 @@ export async function storedQuotes(api: Service, shopId: string): Promise<{ id: 
 
 /** The ids of a list of records, in order. */
 export const ids = (records: { id: string }[]) => records.map((record) => record.id);
+
+// ---------------------------------------------------------------------------------------------
+// The quote's printed document is a pure function of the quote, the shop and the customer: these build them by hand, no database needed.
+
+export const QUOTE_ID = '7d1e2f3a-4b5c-4d6e-8f70-8192a3b4c5d6';
+const AT = '2026-11-21T13:05:00.000Z';
+
+type QuoteItem = QuoteRecord['items'][number];
+
+let counter = 0;
+const uuid = () => `00000000-0000-4000-9000-${String(++counter).padStart(12, '0')}`;
+
+export function quoteItem(fields: Partial<QuoteItem> & Pick<QuoteItem, 'name' | 'quantity' | 'unit_price_xaf'>): QuoteItem {
+  return { id: uuid(), line_no: 1, product_id: uuid(), variant_id: null, discount_xaf: 0, promotion_id: null, promotion_discount_xaf: 0, vat_rate: 19.25, vat_xaf: 0, total_xaf: 0, ...fields };
+}
+
+/**
+ * A quote of three lines, worked out by the sale's rules:
+ * - Café moulu 250 g: 2 x 2 500 = 5 000, line discount 500, total 4 500, VAT 19.25 % 726
+ * - Riz parfumé 5 kg: 1 x 12 500, line discount 250 and promotion 1 250, total 11 000, VAT 19.25 % 1 776
+ * - Tomates: 1.5 x 1 000 = 1 500, VAT 0 %
+ * Subtotal 19 000, discounts 2 000, total 17 000, VAT 2 502.
+ */
+export function sampleQuote(fields: Partial<QuoteRecord> = {}): QuoteRecord {
+  return {
+    id: QUOTE_ID,
+    quote_no: 12,
+    status: 'sent',
+    customer_id: CUSTOMER.id,
+    customer_name: CUSTOMER.name,
+    note: null,
+    valid_until: '2026-12-31',
+    subtotal_xaf: 19000,
+    discount_xaf: 2000,
+    vat_xaf: 2502,
+    total_xaf: 17000,
+    items: [
+      quoteItem({ line_no: 1, name: 'Café moulu 250 g', quantity: 2, unit_price_xaf: 2500, discount_xaf: 500, vat_xaf: 726, total_xaf: 4500 }),
+      quoteItem({ line_no: 2, name: 'Riz parfumé 5 kg', quantity: 1, unit_price_xaf: 12500, discount_xaf: 250, promotion_id: uuid(), promotion_discount_xaf: 1250, vat_xaf: 1776, total_xaf: 11000 }),
+      quoteItem({ line_no: 3, name: 'Tomates', quantity: 1.5, unit_price_xaf: 1000, vat_rate: 0, vat_xaf: 0, total_xaf: 1500 }),
+    ],
+    vat_breakdown: [
+      { rate: 0, base_xaf: 1500, vat_xaf: 0, total_xaf: 1500 },
+      { rate: 19.25, base_xaf: 12998, vat_xaf: 2502, total_xaf: 15500 },
+    ],
+    sale_id: null,
+    created_by: uuid(),
+    created_by_name: 'Awa Ndiaye',
+    converted_at: null,
+    created_at: AT,
+    updated_at: AT,
+    ...fields,
+  };
+}
+
+export function quoteInput(overrides: { quote?: Partial<QuoteRecord>; shop?: Partial<QuoteDocumentInput['shop']>; customer?: QuoteDocumentInput['customer'] } = {}): QuoteDocumentInput {
+  return {
+    quote: sampleQuote(overrides.quote),
+    shop: receiptInput({ shop: overrides.shop }).shop,
+    customer: overrides.customer === undefined ? CUSTOMER : overrides.customer,
+  };
+}

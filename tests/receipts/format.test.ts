@@ -1,6 +1,6 @@
 import t from 'tap';
 import { DEFAULT_PAYMENT_LABELS } from '../../api/lib/payment-labels.ts';
-import { cameroonVatParts, cleanText, formatDateTime, formatQuantity, formatRate, formatXaf, LABELS, lineGross, row, wrap } from '../../api/receipts/format.ts';
+import { cameroonVatParts, cleanText, formatDateTime, formatQuantity, formatRate, formatXaf, LABELS, lineGross, row, vatRateLabel, wrap } from '../../api/receipts/format.ts';
 import { SaleMethod } from '../../api/sales/schemas.ts';
 import { LONG_NAME } from './receipt-fixtures.ts';
 
@@ -43,6 +43,13 @@ t.test('VAT rates read 19,25 % in French and 19.25% in English', async (t) => {
   t.equal(formatRate(5.5, 'en'), '5.5%');
 });
 
+t.test('documents print an exempt rate as Exonéré / Exempt, never 0 %, and any other rate as it reads', async (t) => {
+  t.equal(vatRateLabel(0, 'fr'), 'Exonéré');
+  t.equal(vatRateLabel(0, 'en'), 'Exempt');
+  t.equal(vatRateLabel(19.25, 'fr'), '19,25 %');
+  t.equal(vatRateLabel(5.5, 'en'), '5.5%');
+});
+
 t.test('a 19.25 % VAT splits into its 17.5 % VAT and its CAC (10 % of that VAT), the CAC rounded half away from zero and the parts summing to the whole', async (t) => {
   t.same(cameroonVatParts(2542), { vat_xaf: 2311, cac_xaf: 231 }, '2 542 / 11 = 231.09');
   t.same(cameroonVatParts(1925), { vat_xaf: 1750, cac_xaf: 175 }, 'exact: 10 000 of base');
@@ -81,6 +88,14 @@ t.test('a 120-character product name wraps onto lines of at most 32 columns, kee
     t.ok(lines.every((line) => [...line].length <= width), `no line over ${width} columns`);
     t.equal(lines.join(' '), LONG_NAME, 'the words, in order, with nothing lost');
   }
+});
+
+t.test('wrapping keeps a number\'s digit groups, a phone number and what a lone slash joins on one line', async (t) => {
+  t.same(wrap('Prix 12 500 FCFA', 10), ['Prix', '12 500', 'FCFA'], 'a number by its groups');
+  t.same(wrap('Tél. +237 677 12 34 56', 20), ['Tél.', '+237 677 12 34 56'], 'a phone number');
+  t.same(wrap('Poids 1 234,5 kg', 12), ['Poids', '1 234,5 kg'], 'a decimal number');
+  t.same(wrap('Livré en 12 / m', 12), ['Livré en', '12 / m'], 'a number, its slash and its unit');
+  t.same(wrap('Riz 5 kg et 2 sacs de 50 kg', 12), ['Riz 5 kg et', '2 sacs de 50', 'kg'], 'words between numbers still break');
 });
 
 t.test('a word longer than the line is cut across lines', async (t) => {
@@ -123,4 +138,7 @@ t.test('every label exists in both languages and payment methods have their name
   t.equal(LABELS.en.change, 'Change');
   t.equal(LABELS.fr.cashier, 'Caissier');
   t.equal(LABELS.en.customerCredit, 'Customer credit');
+  t.same([LABELS.fr.days(0), LABELS.fr.days(30), LABELS.en.days(0), LABELS.en.days(30)], ['comptant', '30 jours', 'cash', '30 days'], 'payment terms, 0 days being cash');
+  t.same(LABELS.fr.approvalLines, ['Date :', 'Nom, signature et cachet du client :']);
+  t.same(LABELS.en.approvalLines, ['Date:', 'Customer\'s name, signature and stamp:']);
 });

@@ -34,7 +34,7 @@ const noPdftotext = pdftotext ? false : 'no pdftotext found (install poppler-uti
 const work = mkdtempSync(join(tmpdir(), 'invoice-print-'));
 t.teardown(() => rmSync(work, { recursive: true, force: true }));
 
-/** A credit sale of `count` lines with a named business customer, two payments, change, a balance due and points. */
+/** A credit sale of `count` lines with a named business customer (its invoice prints no points), two payments, change and a balance due. */
 function invoiceOf(count: number): ReceiptInput {
   const input = receiptInput({ customer: { ...CUSTOMER, tax_id: 'M051812345678P', address: 'Rue Joss, Akwa, Douala' }, sale: { credit_xaf: 3000 } });
   input.shop.trade_register_no = 'RC/DLA/2019/B/1234';
@@ -104,7 +104,7 @@ t.test('a long invoice repeats the header row and shows the invoice number and "
   }
 });
 
-t.test('no block is split across pages: totals, VAT breakdown, payments, signature', { skip: noChromium || noPdftotext }, async (t) => {
+t.test('no block is split across pages: totals, VAT breakdown, payments, the signature box', { skip: noChromium || noPdftotext }, async (t) => {
   // Line counts that push the blocks around the page break, one of them onto the next page.
   for (const count of [34, 36, 38, 40, 42, 44]) {
     const { texts } = await print(invoiceOf(count), 'a4');
@@ -113,8 +113,9 @@ t.test('no block is split across pages: totals, VAT breakdown, payments, signatu
       t.ok(a > 0 && a === b, `${count} lines, ${what}: "${first}" on page ${a}, "${last}" on page ${b}`);
     };
     together('Détail de la TVA', 'dont CAC 10 %', 'the VAT breakdown');
-    together('Sous-total', 'Total TTC', 'the totals');
+    together('Montant brut TTC', 'Total TTC', 'the totals');
     together('Paiements', 'Reste dû (compte client)', 'the payments');
-    together('MTN MoMo', 'Points gagnés', 'the payments and the settlement');
+    together('MTN MoMo', 'Monnaie rendue', 'the payments and the settlement');
+    t.ok(pageOf(texts, 'Signature du client Date :') > 0, `${count} lines, the signature box: its title and its date line on one page`);
   }
 });

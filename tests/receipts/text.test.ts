@@ -33,7 +33,7 @@ t.test('the text receipt shows the lines, totals, VAT per rate, payments and cha
     'TOTAL                17 250 FCFA',
     'TVA 19,25 %           2 542 FCFA',
     '  Base HT            13 208 FCFA',
-    'TVA 0 %                   0 FCFA',
+    'TVA Exonéré               0 FCFA',
     'Espèces              20 000 FCFA',
     'Monnaie rendue        2 750 FCFA',
     'Points gagnés                 17',
@@ -121,6 +121,8 @@ t.test('the chat style, for WhatsApp and SMS, pads nothing: each amount ends its
   for (const expected of ['*Boutique Awa*', 'Reçu n° 1042', 'Espèces : 20 000 FCFA', 'MTN MoMo : 1 000 FCFA', 'Réf. MP-9', 'Monnaie rendue : 2 750 FCFA', '*TOTAL : 17 250 FCFA*', '*Reste dû (compte client) : 2 000 FCFA*', 'Signature du client :', LONG_NAME]) {
     t.ok(lines.includes(expected), expected);
   }
+  t.ok(lines[lines.indexOf('Signature du client :') + 1]!.startsWith('....'), 'a dotted line to sign on');
+  t.notOk(chat.includes('_'), 'no underscore: WhatsApp would turn what follows into italics');
   t.notOk(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/.test(chat), 'no control character but the line feed');
   t.ok(renderText(input, 'en', 'chat').split('\n').includes('Cash: 20,000 FCFA'), 'English puts no space before the colon');
   t.equal(renderText(input, 'fr'), renderText(input, 'fr', 'fixed'), 'the fixed style stays the default of the renderer');

@@ -66,11 +66,15 @@ t.test('an amount in words reads francs CFA in French and CFA francs in English,
   t.equal(xafInWords(-1500, 'fr'), 'moins mille cinq cents francs CFA');
 });
 
-t.test('the closing sentence of an invoice and of a quote, in both languages', async (t) => {
+t.test('the closing sentence of an invoice, an invoice after its credit notes, a quote and a credit note, in both languages', async (t) => {
   t.equal(closingInWords(36_600, 'invoice', 'fr'), 'Arrêtée la présente facture à la somme de trente-six mille six cents francs CFA.');
-  t.equal(closingInWords(36_600, 'invoice', 'en'), 'This invoice is closed at the sum of thirty-six thousand six hundred CFA francs.');
+  t.equal(closingInWords(36_600, 'invoice', 'en'), 'Amount of this invoice in words: thirty-six thousand six hundred CFA francs.');
+  t.equal(closingInWords(36_600, 'invoice_net', 'fr'), 'Arrêtée la présente facture, déduction faite des avoirs, à la somme de trente-six mille six cents francs CFA.');
+  t.equal(closingInWords(36_600, 'invoice_net', 'en'), 'Amount of this invoice after credit notes in words: thirty-six thousand six hundred CFA francs.');
   t.equal(closingInWords(36_600, 'quote', 'fr'), 'Arrêté le présent devis à la somme de trente-six mille six cents francs CFA.');
-  t.equal(closingInWords(36_600, 'quote', 'en'), 'This quote is closed at the sum of thirty-six thousand six hundred CFA francs.');
+  t.equal(closingInWords(36_600, 'quote', 'en'), 'Amount of this proforma invoice in words: thirty-six thousand six hundred CFA francs.');
+  t.equal(closingInWords(1_500, 'credit_note', 'fr'), 'Arrêté le présent avoir à la somme de mille cinq cents francs CFA.');
+  t.equal(closingInWords(1_500, 'credit_note', 'en'), 'Amount of this credit note in words: one thousand five hundred CFA francs.');
 });
 
 t.test('a number that is not a whole number within range is refused rather than misspelt', async (t) => {
