@@ -22,15 +22,17 @@ import { healthRoutes } from './health/routes.ts';
 import { loyaltyRoutes } from './loyalty/routes.ts';
 import { productRoutes } from './products/routes.ts';
 import { receiptRoutes } from './receipts/routes.ts';
-import { shareRoutes } from './receipts/share-routes.ts';
+import { shareRoutes, sharedPageRoutes } from './receipts/share-routes.ts';
 import { reportRoutes } from './reports/routes.ts';
 import { promotionRoutes } from './promotions/routes.ts';
 import { purchaseRoutes } from './purchases/routes.ts';
 import { quoteRoutes } from './quotes/routes.ts';
+import { quoteShareRoutes } from './quotes/share-routes.ts';
 import { saleRoutes } from './sales/routes.ts';
 import { newRouter } from './router.ts';
 import { shiftRoutes } from './shifts/routes.ts';
 import { shopRoutes } from './shop/routes.ts';
+import { logoRoutes } from './shop/logo.ts';
 import { stockRoutes } from './stock/routes.ts';
 import { supplierRoutes } from './suppliers/routes.ts';
 import { syncRoutes } from './sync/routes.ts';
@@ -223,17 +225,18 @@ export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
   app.use(limitHeaderSize);
   app.use(readBodyFirst);
   app.use(refuseUndecodableUrl);
-  app.use(`${API_PREFIX}/*`, answerWithin(deps.config.REQUEST_DEADLINE_MS));
-  app.use(
-    `${API_PREFIX}/*`,
-    admission({
-      capacity: deps.sql.options.max,
-      shopShare: Math.min(deps.config.DB_SHOP_SHARE, deps.sql.options.max),
-      waitMs: deps.config.DB_ACQUIRE_TIMEOUT_MS,
-      keyOf: shareKey,
-      observer: metrics.admission,
-    }),
-  );
+  const admit = admission({
+    capacity: deps.sql.options.max,
+    shopShare: Math.min(deps.config.DB_SHOP_SHARE, deps.sql.options.max),
+    waitMs: deps.config.DB_ACQUIRE_TIMEOUT_MS,
+    keyOf: shareKey,
+    observer: metrics.admission,
+  });
+  // The API and the shared links' pages (/s/{token}, outside the prefix so that a link fits an SMS) use the database.
+  for (const path of [`${API_PREFIX}/*`, '/s/*']) {
+    app.use(path, answerWithin(deps.config.REQUEST_DEADLINE_MS));
+    app.use(path, admit);
+  }
   app.onError(handleError);
   const allowedOn = allowedMethods(app);
   app.notFound((c) => {
@@ -248,6 +251,7 @@ export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
     .route('/', authRoutes)
     .route('/', accountRoutes)
     .route('/', shopRoutes)
+    .route('/', logoRoutes)
     .route('/', userRoutes)
     .route('/', dashboardRoutes)
     .route('/', categoryRoutes)
@@ -265,6 +269,7 @@ export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
     .route('/', supplierRoutes)
     .route('/', purchaseRoutes)
     .route('/', quoteRoutes)
+    .route('/', quoteShareRoutes)
     .route('/', alertRoutes)
     .route('/', deviceRoutes)
     .route('/', syncRoutes)
@@ -277,6 +282,7 @@ export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
   app.route('/', healthRoutes);
   app.route('/', metricsRoutes);
   app.route('/', docsRoutes);
+  app.route('/', sharedPageRoutes);
   app.route(API_PREFIX, v1);
 
   registerErrorAnswers(app.openAPIRegistry);

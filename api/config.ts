@@ -18,7 +18,9 @@ const schema = z.object({
   MOBILE_MONEY_PROVIDER: z.enum(['simulator', 'mtn_momo', 'pawapay']).default('simulator'),
   MOBILE_MONEY_PROVIDER_CARRIER1_MOMO: z.enum(['simulator', 'mtn_momo', 'pawapay']).optional(),
   MOBILE_MONEY_PROVIDER_CARRIER2_MONEY: z.enum(['simulator', 'mtn_momo', 'pawapay']).optional(),
-  // Where providers send their callbacks (`<PUBLIC_BASE_URL>/api/v1/billing/callbacks/...`); none are asked for when unset.
+  // The service's public address: where providers send their callbacks (`<PUBLIC_BASE_URL>/api/v1/billing/callbacks/...`; none are
+  // asked for when unset) and the host of shared links and receipts' QR codes (`<PUBLIC_BASE_URL>/s/<token>`; the request's own
+  // address when unset, which says http behind a proxy that ends TLS).
   PUBLIC_BASE_URL: z.url().optional(),
   MOMO_BASE_URL: z.url().optional(),
   MOMO_TARGET_ENVIRONMENT: z.string().min(1).default('sandbox'),

@@ -18,6 +18,7 @@ import { chargePoll } from './tasks/charge__poll.ts';
 import { commissionAccrue } from './tasks/commission__accrue.ts';
 import { commissionMarkPayable } from './tasks/commission__mark_payable.ts';
 import { fiscalClosePeriods } from './tasks/fiscal__close_periods.ts';
+import { documentsPruneLinks } from './tasks/documents__prune_links.ts';
 import { mailPruneSent } from './tasks/mail__prune_sent.ts';
 import { reportEmailZ } from './tasks/report__email_z.ts';
 import { reportSealZ } from './tasks/report__seal_z.ts';
@@ -33,6 +34,7 @@ export function taskList(ctx: WorkerContext): TaskList {
     sale__email_receipt: saleEmailReceipt(ctx),
     stock__negative_alert: stockNegativeAlert(ctx),
     mail__prune_sent: mailPruneSent,
+    documents__prune_links: documentsPruneLinks,
     alerts__daily_digest: alertsDailyDigest,
     alerts__send_digest: alertsSendDigest(ctx),
     report__seal_z: reportSealZ,
@@ -78,6 +80,7 @@ export function runnerTasks(ctx: WorkerContext): { main: TaskList; mail: TaskLis
 export const CRONTAB = [
   '15 * * * * auth__prune_expired ?id=auth_prune_expired',
   '40 3 * * * mail__prune_sent ?id=mail_prune_sent',
+  '50 3 * * * documents__prune_links ?id=documents_prune_links',
   // Hourly: each shop gets its digest in the first run after 07:00 of its own time zone.
   '5 * * * * alerts__daily_digest ?id=alerts_daily_digest',
   // Hourly, with a day of backfill: each shop's days are sealed in the first run after its midnight.

@@ -120,3 +120,13 @@ export const CONVERTED_QUOTE = example({
     updated_at: CONVERTED_AT,
   },
 });
+
+/** POST /quotes/{quote_id}/share: a short link on the service's public address. */
+const SHARED_QUOTE = 'https://pos.example.cm/s/7hJ9Ab3dE5fG';
+
+export const SHARED_QUOTE_LINKS = example({
+  url: SHARED_QUOTE,
+  pdf_url: `${SHARED_QUOTE}/pdf`,
+  document_url: `${SHARED_QUOTE}/print`,
+  expires_at: '2026-11-28T09:14:32.000Z',
+});

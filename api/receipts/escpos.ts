@@ -3,10 +3,9 @@
  * that speak its command set).
  *
  * Text is sent in Windows-1252 after selecting that code page (ESC t 16), so French accents print;
- * a character outside it prints as `?`. The sale id is printed as a QR code (GS ( k, model 2,
- * error correction M): a 36-character UUID is too long for a readable 1D barcode on 58 mm paper,
- * and scanning it finds the sale itself, which a receipt number alone (unique only per shop) does
- * not. The receipt number is printed in clear at the top.
+ * a character outside it prints as `?`. The link to the sale's shared page is printed as a QR code
+ * (GS ( k, model 2, error correction M): a customer's phone opens the invoice and its PDF from it.
+ * The receipt number is printed in clear at the top.
  */
 import type { ReceiptInput } from '../sales/schemas.ts';
 import type { ReceiptLocale } from './format.ts';
@@ -43,7 +42,7 @@ export function encodeWindows1252(text: string): Uint8Array {
   return Uint8Array.from(bytes);
 }
 
-/** Module size of the QR code in dots: 6 keeps a 36-character code about 2 cm wide on either paper. */
+/** Module size of the QR code in dots: 6 keeps a 40-character link about 2.2 cm wide on either paper. */
 const QR_MODULE_DOTS = 6;
 
 function qrCode(data: string): number[] {
@@ -59,7 +58,8 @@ function qrCode(data: string): number[] {
   ];
 }
 
-export function renderEscPos(input: ReceiptInput, width: PaperWidth, locale: ReceiptLocale): Uint8Array {
+/** `pageLink`: the sale's shared page, printed as the QR code (none without it; see receiptLayout). */
+export function renderEscPos(input: ReceiptInput, width: PaperWidth, locale: ReceiptLocale, pageLink?: string): Uint8Array {
   const columns = COLUMNS[width];
   const bytes: number[] = [ESC, 0x40, ESC, 0x74, CODE_PAGE_WPC1252];
   let centred = false;
@@ -78,7 +78,7 @@ export function renderEscPos(input: ReceiptInput, width: PaperWidth, locale: Rec
     tall = on;
   };
 
-  for (const block of receiptLayout(input, columns, locale)) {
+  for (const block of receiptLayout(input, columns, locale, pageLink)) {
     if (block.kind === 'qr') {
       emphasis(false);
       height(false);

@@ -25,11 +25,13 @@ export const TEXT_RECEIPT = example({
   ].join('\n'),
 });
 
-const SHARED = 'https://pos.example.cm/api/v1/shared/pztaBF-ERiu72zXhemlmSI_yhvHdvkwduhi0EvLMXqlrEfuA.CLBTPSEd6LfsY4pNTzwAnQm5IfA0d6qU6kbt8ZIaHpM';
+/** A short link on the service's public address: `/s/` and 12 letters and digits. */
+const SHARED = 'https://pos.example.cm/s/Kq7Rw2ZtB9xM';
 
 export const SHARED_LINKS = example({
-  url: `${SHARED}/invoice`,
-  invoice_url: `${SHARED}/invoice`,
-  receipt_url: `${SHARED}/receipt/text`,
+  url: SHARED,
+  pdf_url: `${SHARED}/pdf`,
+  receipt_url: `${SHARED}/receipt`,
+  invoice_url: `${SHARED}/print`,
   expires_at: '2026-11-28T09:14:32.000Z',
 });

@@ -4,9 +4,9 @@
  */
 import { paymentLabels } from '../lib/payment-labels.ts';
 import type { ReceiptInput, SaleRecord } from '../sales/schemas.ts';
-import { field, formatDateTime, formatQuantity, formatRate, formatXaf, LABELS, lineGross, paragraphs, row, wrap, type ReceiptLocale } from './format.ts';
+import { field, formatDateTime, formatQuantity, formatRate, formatXaf, groupDigits, LABELS, lineGross, paragraphs, row, wrap, type ReceiptLocale } from './format.ts';
 
-/** One printed line (already fitted to the width), or the sale's QR code. */
+/** One printed line (already fitted to the width), or the QR code of the sale's shared page. */
 export type ReceiptBlock =
   | { kind: 'line'; text: string; centred?: boolean; bold?: boolean; tall?: boolean }
   | { kind: 'qr'; data: string };
@@ -59,7 +59,12 @@ export function discountParts(sale: SaleRecord): { lines: number; promotions: nu
   );
 }
 
-export function receiptLayout(input: ReceiptInput, columns: number, locale: ReceiptLocale): ReceiptBlock[] {
+/**
+ * `pageLink`: the sale's shared page (share-routes.ts, `receiptPageLink`), printed as a QR code that a
+ * customer scans for the invoice and its PDF; the text renderings, which nobody scans, give none. A
+ * voided sale's page is gone, so its receipt prints no code.
+ */
+export function receiptLayout(input: ReceiptInput, columns: number, locale: ReceiptLocale, pageLink?: string): ReceiptBlock[] {
   const { sale, shop, customer } = input;
   const t = LABELS[locale];
   const methods = paymentLabels(locale, shop.payment_method_labels);
@@ -106,12 +111,12 @@ export function receiptLayout(input: ReceiptInput, columns: number, locale: Rece
   plain(row(t.subtotal, formatXaf(sale.subtotal_xaf, locale), columns));
   if (discounts.lines) plain(row(t.discounts, formatXaf(-discounts.lines, locale), columns));
   if (discounts.promotions) plain(row(t.promotions, formatXaf(-discounts.promotions, locale), columns));
-  if (discounts.points) plain(row(`${t.pointsDiscount} (${sale.points_redeemed})`, formatXaf(-discounts.points, locale), columns));
+  if (discounts.points) plain(row(`${t.pointsDiscount} (${groupDigits(String(sale.points_redeemed), locale)})`, formatXaf(-discounts.points, locale), columns));
   row(t.total, formatXaf(sale.total_xaf, locale), columns).forEach((text) => blocks.push({ kind: 'line', text, bold: true, tall: true }));
   rule();
 
   for (const vat of sale.vat_breakdown) {
-    plain(row(`${t.vat} ${formatRate(vat.rate, locale)}`, formatXaf(vat.vat_xaf, locale), columns));
+    plain(row(vat.rate === 0 ? `${t.vat} ${t.exempt}` : `${t.vat} ${formatRate(vat.rate, locale)}`, formatXaf(vat.vat_xaf, locale), columns));
     plain(row(t.vatBase, formatXaf(vat.base_xaf, locale), columns, 2));
   }
   if (sale.vat_breakdown.length > 0) rule();
@@ -127,8 +132,8 @@ export function receiptLayout(input: ReceiptInput, columns: number, locale: Rece
 
   if (left.points_earned || left.points_redeemed) {
     rule();
-    if (left.points_earned) plain(row(t.pointsEarned, String(left.points_earned), columns));
-    if (left.points_redeemed) plain(row(t.pointsRedeemed, String(left.points_redeemed), columns));
+    if (left.points_earned) plain(row(t.pointsEarned, groupDigits(String(left.points_earned), locale), columns));
+    if (left.points_redeemed) plain(row(t.pointsRedeemed, groupDigits(String(left.points_redeemed), locale), columns));
   }
 
   if (sale.refunds.length > 0) {
@@ -153,7 +158,7 @@ export function receiptLayout(input: ReceiptInput, columns: number, locale: Rece
   }
 
   blank();
-  blocks.push({ kind: 'qr', data: sale.id });
+  if (pageLink && sale.status !== 'voided') blocks.push({ kind: 'qr', data: pageLink });
   const footer = paragraphs(shop.receipt_footer);
   if (footer.length > 0) {
     blank();

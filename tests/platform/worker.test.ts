@@ -66,3 +66,21 @@ t.test('the hourly prune drops long-expired rate limits, reset tokens and sessio
   t.equal(sessions[0]!.n, 1, 'the live session from register remains');
   t.equal((await api.request('GET', '/auth/me', { token: shop.token })).status, 200);
 });
+
+t.test('the daily prune drops shared links a day past their expiry and keeps the others', async (t) => {
+  const shop = await registerShop(api);
+  const [sale] = await api.ownerSql<{ id: string }[]>`select gen_random_uuid() as id`;
+  await api.ownerSql`
+    insert into shared_links (token, shop_id, sale_id, expires_at)
+    values ('prune0dead01', ${shop.shop.id}, ${sale!.id}, now() - interval '2 days'),
+           ('prune0grace1', ${shop.shop.id}, ${sale!.id}, now() - interval '1 hour'),
+           ('prune0alive1', ${shop.shop.id}, ${sale!.id}, now() + interval '1 day')`;
+  await api.ownerSql`select graphile_worker.add_job('documents__prune_links', '{}'::json)`;
+  await runWorker(t, await mkdtemp(path.join(tmpdir(), 'pos-prune-links-')));
+  await waitFor(async () => {
+    const [row] = await api.ownerSql<{ n: number }[]>`select count(*)::int as n from graphile_worker.jobs where task_identifier = 'documents__prune_links'`;
+    return row!.n === 0;
+  }, 'the prune job');
+  const left = await api.ownerSql<{ token: string }[]>`select token from shared_links where token like 'prune0%' order by token`;
+  t.same(left.map((row) => row.token), ['prune0alive1', 'prune0grace1']);
+});

@@ -8,9 +8,10 @@ import { readEscPos, settleOnAccount, textLines, visibleText } from './receipt-f
 /**
  * CONTRACT section 12: "Balance due" on every document of a credit sale is the sale's debt now,
  * settlements included. Each document is read as the customer gets it: the invoice (A4, A3), the
- * ESC/POS bytes decoded (80 and 58 mm), the text receipt (fixed and chat), the shared invoice and
- * text receipt opened with no token, and the receipt e-mail through a real SMTP server (its text
- * part, its HTML part and the invoice attached).
+ * ESC/POS bytes decoded (80 and 58 mm), the text receipt (fixed and chat), what a shared link opens
+ * with no token (the phone page, the receipt page, the printable invoice, the text receipt in both
+ * styles), and the receipt e-mail through a real SMTP server (its text part, its HTML part and the
+ * invoice attached).
  */
 const api = await startService(t);
 const mailbox = await startMailbox(t);
@@ -60,11 +61,14 @@ async function documentsOf(saleId: string, { shared = true } = {}): Promise<Reco
   if (shared) {
     const reply = await api.request('POST', `/sales/${saleId}/share`, { token: owner.token });
     if (reply.status !== 201) throw new Error(`share failed: ${reply.status}`);
-    const { invoice_url, receipt_url } = reply.body.data as { invoice_url: string; receipt_url: string };
-    const open = async (url: string) => (await api.raw('GET', new URL(url).pathname + new URL(url).search)).body;
+    const { url, receipt_url, invoice_url } = reply.body.data as { url: string; receipt_url: string; invoice_url: string };
+    const open = async (address: string) => (await api.raw('GET', new URL(address, url).pathname + new URL(address, url).search)).body;
+    const token = new URL(url).pathname.split('/').pop()!;
+    documents['shared page'] = visibleText(await open(url));
+    documents['shared receipt page'] = visibleText(await open(receipt_url));
     documents['shared invoice'] = visibleText(await open(invoice_url));
-    documents['shared text receipt, chat'] = (await open(receipt_url)).data.text;
-    documents['shared text receipt, fixed'] = (await open(`${receipt_url}?style=fixed`)).data.text;
+    documents['shared text receipt, chat'] = (await open(`/api/v1/shared/${token}/receipt/text`)).data.text;
+    documents['shared text receipt, fixed'] = (await open(`/api/v1/shared/${token}/receipt/text?style=fixed`)).data.text;
   }
   const mail = await emailed(saleId);
   documents['e-mail, text part'] = mail.text;
@@ -76,9 +80,10 @@ async function documentsOf(saleId: string, { shared = true } = {}): Promise<Reco
 const amountsAfter = (label: string, text: string) =>
   [...text.replace(/\s+/g, ' ').matchAll(new RegExp(`${label}\\s*:?\\s*(\\d[\\d ]*) FCFA`, 'g'))].map((match) => Number(match[1]!.replace(/ /g, '')));
 
-/** Every amount a document prints as due: the balance line, and the invoice's stamp (`Reste dû : ...`). */
-const dueShown = (text: string) => [...new Set(amountsAfter('Reste dû(?: \\(compte client\\))?', text))];
-const settledShown = (text: string) => [...new Set(amountsAfter('Réglé depuis sur le compte client', text))];
+/** Every amount a document prints as due: the balance line, the invoice's stamp (`Reste dû : ...`), the phone page's `Reste à payer`. */
+const DUE = 'Reste dû(?: \\(compte client\\))?|Reste à payer';
+const dueShown = (text: string) => [...new Set(amountsAfter(`(?:${DUE})`, text))];
+const settledShown = (text: string) => [...new Set(amountsAfter('Réglé depuis sur le compte(?: client)?', text))];
 
 function everyDocument(t: Test, documents: Record<string, string>, check: (t: Test, text: string, name: string) => void): void {
   for (const [name, text] of Object.entries(documents)) check(t, text, name);
@@ -91,7 +96,7 @@ t.test('every document of a credit sale shows the sale\'s debt now as its balanc
 
   await settle(buyer.id, SETTLED_XAF);
   const documents = await documentsOf(sale.id);
-  t.equal(Object.keys(documents).length, 12, 'twelve documents');
+  t.equal(Object.keys(documents).length, 14, 'fourteen documents');
   everyDocument(t, documents, (t, text, name) => {
     t.same(dueShown(text), [SOLD_XAF - SETTLED_XAF], `${name}: 679 550 - 250 000 due`);
     t.same(settledShown(text), [SETTLED_XAF], `${name}: what was settled since`);
@@ -104,7 +109,7 @@ t.test('a credit sale settled in full shows no balance due on any document, only
   await settle(buyer.id, SOLD_XAF);
   const documents = await documentsOf(sale.id);
   everyDocument(t, documents, (t, text, name) => {
-    t.notOk(text.includes('Reste dû'), `${name}: no balance due`);
+    t.notMatch(text, new RegExp(DUE), `${name}: no balance due`);
     t.same(settledShown(text), [SOLD_XAF], `${name}: settled in full`);
   });
   t.match(documents['A4 invoice'], 'Payée', 'the invoice is stamped paid');
@@ -128,7 +133,7 @@ t.test('a voided credit sale shows no balance due on any document', async (t) =>
   await openShift(api, owner.token);
   t.equal((await voidSale(api, owner.token, sale.id)).status, 200);
   everyDocument(t, await documentsOf(sale.id, { shared: false }), (t, text, name) => {
-    t.notOk(text.includes('Reste dû'), `${name}: no balance due`);
+    t.notMatch(text, new RegExp(DUE), `${name}: no balance due`);
     t.same(settledShown(text), [], `${name}: nothing settled`);
   });
   t.equal((await api.request('POST', `/sales/${sale.id}/share`, { token: owner.token })).status, 409, 'and it has no shared pages');

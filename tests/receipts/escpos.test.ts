@@ -1,8 +1,10 @@
 import t from 'tap';
 import { encodeWindows1252, renderEscPos } from '../../api/receipts/escpos.ts';
-import { CUSTOMER, item, LONG_NAME, payment, qrData, readEscPos, receiptInput, SALE_ID, textLines } from './receipt-fixtures.ts';
+import { CUSTOMER, item, LONG_NAME, payment, qrData, readEscPos, receiptInput, textLines } from './receipt-fixtures.ts';
 
-const print = (input = receiptInput(), width: 58 | 80 = 58, locale: 'fr' | 'en' = 'fr') => readEscPos(renderEscPos(input, width, locale));
+/** The sale's shared page, as the receipt route gives it (api/receipts/share-routes.ts). */
+const PAGE_LINK = 'https://pos.example.cm/s/Kq7Rw2ZtB9xM';
+const print = (input = receiptInput(), width: 58 | 80 = 58, locale: 'fr' | 'en' = 'fr') => readEscPos(renderEscPos(input, width, locale, PAGE_LINK));
 const lines = (input = receiptInput(), width: 58 | 80 = 58, locale: 'fr' | 'en' = 'fr') => textLines(print(input, width, locale)).map((line) => line.text);
 
 /** A sale built to stretch every line: long names, huge amounts, references, a long header and footer. */
@@ -91,11 +93,11 @@ t.test('each line shows quantity x unit price and its total right-aligned, with 
   t.equal(lines(receiptInput(), 58, 'en')[at('Tomates') + 1], '  1.5 x 1,000 FCFA    1,500 FCFA');
 });
 
-t.test('the shop header is centred and bold: name, address, phone, tax id and the shop\'s own header', async (t) => {
+t.test('the shop header is centred and bold: name, address, phone, NIU and the shop\'s own header', async (t) => {
   const printed = textLines(print(receiptInput(), 80));
   t.same(
     printed.slice(0, 5).map((line) => [line.text, line.align]),
-    [['Boutique Awa', 1], ['Rue de la Joie, Douala', 1], ['Tél. +237 699 00 00 00', 1], ['N° contribuable M012345678901X', 1], ['Ouvert 7j/7', 1]],
+    [['Boutique Awa', 1], ['Rue de la Joie, Douala', 1], ['Tél. +237 699 00 00 00', 1], ['NIU M012345678901X', 1], ['Ouvert 7j/7', 1]],
   );
   t.ok(printed[0]!.bold, 'the name is bold');
 });
@@ -134,14 +136,18 @@ t.test('redeemed points show as a discount with their count', async (t) => {
   t.ok(lines(input, 58, 'en').includes('Points discount (300)  -300 FCFA'));
 });
 
-t.test('VAT is printed per rate with its base', async (t) => {
+t.test('VAT is printed per rate with its base, an exempt rate as Exonéré', async (t) => {
   const printed = lines(receiptInput(), 58);
   const standard = printed.indexOf('TVA 19,25 %           2 542 FCFA');
   t.ok(standard > 0);
   t.equal(printed[standard + 1], '  Base HT            13 208 FCFA');
-  const zero = printed.indexOf('TVA 0 %                   0 FCFA');
+  const zero = printed.indexOf('TVA Exonéré               0 FCFA');
+  t.ok(zero > 0);
   t.equal(printed[zero + 1], '  Base HT             1 500 FCFA');
-  t.ok(lines(receiptInput(), 58, 'en').includes('VAT 19.25%            2,542 FCFA'));
+  t.notOk(printed.some((line) => line.includes('0 %')), 'never a rate of 0 %');
+  const en = lines(receiptInput(), 58, 'en');
+  t.ok(en.includes('VAT 19.25%            2,542 FCFA'));
+  t.ok(en.includes('VAT Exempt                0 FCFA'));
 });
 
 t.test('payments are printed in the order taken, with the shop\'s names for its methods, references and change', async (t) => {
@@ -176,7 +182,7 @@ t.test('points earned and redeemed are printed', async (t) => {
   t.notOk(lines(receiptInput({ sale: { points_earned: 0 } })).some((line) => line.startsWith('Points')), 'nothing when no points moved');
 });
 
-t.test('the sale id is printed as a QR code (GS ( k, model 2)', async (t) => {
+t.test('the link to the sale\'s page is printed as a QR code (GS ( k, model 2); none on a voided sale\'s receipt', async (t) => {
   const events = print(receiptInput(), 80);
   const qr = events.filter((e) => e.kind === 'qr');
   t.same(
@@ -186,9 +192,10 @@ t.test('the sale id is printed as a QR code (GS ( k, model 2)', async (t) => {
   );
   t.same(qr[0]!.params, [0x32, 0x00], 'model 2');
   t.same(qr[2]!.params, [0x31], 'error correction M');
-  t.equal(qrData(events), SALE_ID);
+  t.equal(qrData(events), PAGE_LINK);
   const before = events.slice(0, events.indexOf(qr[0]!)).filter((e) => e.kind === 'align').pop();
   t.same(before, { kind: 'align', value: 1 }, 'centred');
+  t.notOk(print(receiptInput({ sale: { status: 'voided' } })).some((e) => e.kind === 'qr'), 'a voided sale\'s page is gone: no code');
 });
 
 t.test('the footer is printed after the QR code', async (t) => {
