@@ -19,94 +19,35 @@ import { paymentLabels } from '../lib/payment-labels.ts';
 import type { QuoteDocumentInput } from '../quotes/document.ts';
 import type { ReceiptInput, SaleRecord } from '../sales/schemas.ts';
 import type { ShopLogoImage } from '../shop/queries.ts';
-import { formatDate, formatDateTime, formatQuantity, formatRate, formatXaf, lineGross, paragraphs, type ReceiptLocale } from './format.ts';
+import { formatDate, formatDateTime, formatQuantity, formatRate, formatXaf, groupDigits, LABELS, lineGross, paragraphs, type ReceiptLocale } from './format.ts';
 import { escapeHtml } from './invoice.ts';
 import { discountParts, paymentsMade, receiptLayout, standing, COLUMNS } from './layout.ts';
 
+/** The page's own words; every other one is the documents' (LABELS), so that the page and the invoice never say it two ways. */
 const WORDS = {
   fr: {
-    invoiceNo: 'Facture n°',
-    quoteNo: 'Devis n°',
-    receiptNo: 'Reçu n°',
-    cashier: 'Caissier',
-    customer: 'Client',
-    validUntil: 'Valable jusqu\'au',
     total: 'Total',
-    due: 'Reste à payer',
-    paid: 'Payée',
-    refunded: 'Remboursée',
-    partlyRefunded: 'Remboursée en partie',
     downloadPdf: 'Télécharger le PDF',
     viewReceipt: 'Voir le reçu',
     viewInvoice: 'Voir la facture',
     items: 'Articles',
-    beforeDiscounts: 'Avant remises',
-    discount: 'Remise',
-    discounts: 'Remises',
-    promotion: 'Promotion',
-    promotions: 'Promotions',
-    points: 'Points fidélité',
     vatIncluded: 'TVA incluse',
-    vat: 'TVA',
-    exempt: 'Exonéré de TVA',
-    base: 'Base HT',
-    payments: 'Paiements',
-    reference: 'Réf.',
-    change: 'Monnaie rendue',
-    settled: 'Réglé depuis sur le compte',
-    refunds: 'Remboursements',
-    quoteDeclined: 'Devis refusé',
-    quoteExpired: 'Devis expiré',
     quoteConverted: 'Devis accepté, facturé le',
-    note: 'Note',
-    quoteNotice: 'Ce devis n\'est pas une facture et ne réserve pas la marchandise.',
-    phone: 'Tél.',
-    taxId: 'NIU',
-    tradeRegister: 'RCCM',
   },
   en: {
-    invoiceNo: 'Invoice no.',
-    quoteNo: 'Proforma invoice no.',
-    receiptNo: 'Receipt no.',
-    cashier: 'Cashier',
-    customer: 'Customer',
-    validUntil: 'Valid until',
     total: 'Total',
-    due: 'Balance due',
-    paid: 'Paid',
-    refunded: 'Refunded',
-    partlyRefunded: 'Partly refunded',
     downloadPdf: 'Download PDF',
     viewReceipt: 'View the receipt',
     viewInvoice: 'View the invoice',
     items: 'Items',
-    beforeDiscounts: 'Before discounts',
-    discount: 'Discount',
-    discounts: 'Discounts',
-    promotion: 'Promotion',
-    promotions: 'Promotions',
-    points: 'Loyalty points',
     vatIncluded: 'VAT included',
-    vat: 'VAT',
-    exempt: 'VAT exempt',
-    base: 'Net of VAT',
-    payments: 'Payments',
-    reference: 'Ref.',
-    change: 'Change given',
-    settled: 'Settled on account since',
-    refunds: 'Refunds',
-    quoteDeclined: 'Proforma declined',
-    quoteExpired: 'Proforma expired',
     quoteConverted: 'Accepted, invoiced on',
-    note: 'Note',
-    quoteNotice: 'This proforma invoice is not an invoice and holds no goods.',
-    phone: 'Tel.',
-    taxId: 'NIU',
-    tradeRegister: 'RCCM',
   },
 } as const satisfies Record<ReceiptLocale, Record<string, string>>;
 
-type Words = (typeof WORDS)[ReceiptLocale];
+const words = (locale: ReceiptLocale) => ({ ...LABELS[locale], ...WORDS[locale] });
+
+type Words = ReturnType<typeof words>;
 
 /** A label and its amount on one line; the amount goes under the label when both do not fit. */
 interface Row {
@@ -247,7 +188,7 @@ function logoHtml(logo: ShopLogoImage | null): string {
 }
 
 function phonePage(document: PhoneDocument, shop: ReceiptInput['shop'], logo: ShopLogoImage | null, locale: ReceiptLocale): string {
-  const w = WORDS[locale];
+  const w = words(locale);
   const xaf = (amount: number) => formatXaf(amount, locale);
   const paragraph = (text: string, name?: string) => `<p${name ? ` class="${name}"` : ''}>${escapeHtml(text)}</p>`;
 
@@ -264,7 +205,7 @@ function phonePage(document: PhoneDocument, shop: ReceiptInput['shop'], logo: Sh
     '<section class="card summary">',
     paragraph(w.total, 'total-label'),
     `<p class="total" id="total">${escapeHtml(xaf(document.total_xaf))}</p>`,
-    document.due_xaf > 0 ? `<p class="due" id="balance-due"><span>${escapeHtml(w.due)}</span><span>${escapeHtml(xaf(document.due_xaf))}</span></p>` : '',
+    document.due_xaf > 0 ? `<p class="due" id="balance-due"><span>${escapeHtml(w.balanceDueShort)}</span><span>${escapeHtml(xaf(document.due_xaf))}</span></p>` : '',
     document.state ? `<p class="state ${document.state.tone}">${escapeHtml(document.state.text)}</p>` : '',
     // `download` would save the file without showing it on some phones: opened, the phone's viewer offers both.
     `<a class="button" id="pdf" href="${escapeHtml(document.links[0]!.href)}">${escapeHtml(document.links[0]!.label)}</a>`,
@@ -315,7 +256,7 @@ function phonePage(document: PhoneDocument, shop: ReceiptInput['shop'], logo: Sh
 function vatRows(vat: SaleRecord['vat_breakdown'], w: Words, locale: ReceiptLocale): Row[] {
   return vat.map((line) => ({
     label: line.rate === 0 ? w.exempt : `${w.vat} ${formatRate(line.rate, locale)}`,
-    detail: `${w.base} ${formatXaf(line.base_xaf, locale)}`,
+    detail: `${w.vatBase} ${formatXaf(line.base_xaf, locale)}`,
     amount: formatXaf(line.vat_xaf, locale),
   }));
 }
@@ -324,7 +265,7 @@ function vatRows(vat: SaleRecord['vat_breakdown'], w: Words, locale: ReceiptLoca
 function totalRows(subtotal: number, discounts: { label: string; amount_xaf: number }[], total: number, w: Words, locale: ReceiptLocale): Row[] {
   const taken = discounts.filter((discount) => discount.amount_xaf);
   return [
-    ...(taken.length ? [{ label: w.beforeDiscounts, amount: formatXaf(subtotal, locale) }] : []),
+    ...(taken.length ? [{ label: w.grossInclVat, amount: formatXaf(subtotal, locale) }] : []),
     ...taken.map((discount) => ({ label: discount.label, amount: formatXaf(-discount.amount_xaf, locale) })),
     { label: w.total, amount: formatXaf(total, locale), strong: true },
   ];
@@ -333,7 +274,7 @@ function totalRows(subtotal: number, discounts: { label: string; amount_xaf: num
 /** The page of a shared sale. The route never shows a voided sale's (404): the renderer does not check. */
 export function renderSalePage(input: ReceiptInput, locale: ReceiptLocale, logo: ShopLogoImage | null, links: SalePageLinks): string {
   const { sale, shop, customer } = input;
-  const w = WORDS[locale];
+  const w = words(locale);
   const colon = colonOf(locale);
   const xaf = (amount: number) => formatXaf(amount, locale);
   const left = standing(input);
@@ -343,8 +284,8 @@ export function renderSalePage(input: ReceiptInput, locale: ReceiptLocale, logo:
   const payments: Row[] = [
     ...paymentsMade(sale).map((payment) => ({ label: methods[payment.method], ...(payment.reference ? { detail: `${w.reference} ${payment.reference}` } : {}), amount: xaf(payment.amount_xaf) })),
     ...(sale.change_xaf ? [{ label: w.change, amount: xaf(sale.change_xaf) }] : []),
-    ...(left.settled_xaf ? [{ label: w.settled, amount: xaf(left.settled_xaf) }] : []),
-    ...(left.due_xaf ? [{ label: w.due, amount: xaf(left.due_xaf), strong: true }] : []),
+    ...(left.settled_xaf ? [{ label: w.settledOnAccount, amount: xaf(left.settled_xaf) }] : []),
+    ...(left.due_xaf ? [{ label: w.balanceDueShort, amount: xaf(left.due_xaf), strong: true }] : []),
   ];
   const refunds: Row[] = sale.refunds.map((refund) => ({
     label: `${formatDateTime(refund.created_at, shop.timezone)} ${methods[refund.method]}`,
@@ -355,7 +296,7 @@ export function renderSalePage(input: ReceiptInput, locale: ReceiptLocale, logo:
     sale.status === 'refunded'
       ? { text: w.refunded, tone: 'neutral' }
       : sale.status === 'partially_refunded'
-        ? { text: w.partlyRefunded, tone: 'neutral' }
+        ? { text: w.partiallyRefunded, tone: 'neutral' }
         : left.due_xaf
           ? null
           : { text: w.paid, tone: 'good' };
@@ -382,7 +323,7 @@ export function renderSalePage(input: ReceiptInput, locale: ReceiptLocale, logo:
         [
           { label: w.discounts, amount_xaf: discounts.lines },
           { label: w.promotions, amount_xaf: discounts.promotions },
-          { label: `${w.points} (${sale.points_redeemed})`, amount_xaf: discounts.points },
+          { label: `${w.pointsDiscount} (${groupDigits(String(sale.points_redeemed), locale)})`, amount_xaf: discounts.points },
         ],
         sale.total_xaf,
         w,
@@ -418,7 +359,7 @@ function quoteBanner(quote: QuoteDocumentInput['quote'], w: Words, timezone: str
 /** The page of a shared quote: the sale's page without payments, with its validity and what it is not. */
 export function renderQuotePage(input: QuoteDocumentInput, locale: ReceiptLocale, logo: ShopLogoImage | null, links: QuotePageLinks): string {
   const { quote, shop, customer } = input;
-  const w = WORDS[locale];
+  const w = words(locale);
   const colon = colonOf(locale);
   const note = paragraphs(quote.note);
   return phonePage(
@@ -463,7 +404,7 @@ export function renderQuotePage(input: QuoteDocumentInput, locale: ReceiptLocale
  * does not fit (a wider font) wraps rather than scroll. No QR code: this page is where it leads.
  */
 export function renderReceiptPage(input: ReceiptInput, locale: ReceiptLocale, links: ReceiptPageLinks): string {
-  const w = WORDS[locale];
+  const w = words(locale);
   const lines = receiptLayout(input, COLUMNS[58], locale).flatMap((block) => {
     if (block.kind !== 'line') return [];
     const classes = ['l', block.centred ? 'c' : '', block.bold ? 'b' : '', block.tall ? 't' : ''].filter(Boolean).join(' ');

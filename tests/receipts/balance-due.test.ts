@@ -80,8 +80,8 @@ async function documentsOf(saleId: string, { shared = true } = {}): Promise<Reco
 const amountsAfter = (label: string, text: string) =>
   [...text.replace(/\s+/g, ' ').matchAll(new RegExp(`${label}\\s*:?\\s*(\\d[\\d ]*) FCFA`, 'g'))].map((match) => Number(match[1]!.replace(/ /g, '')));
 
-/** Every amount a document prints as due: the balance line, the invoice's stamp (`Reste dû : ...`), the phone page's `Reste à payer`. */
-const DUE = 'Reste dû(?: \\(compte client\\))?|Reste à payer';
+/** Every amount a document prints as due: the balance line, the invoice's stamp (`Reste dû : ...`), the phone page's `Reste dû`. */
+const DUE = 'Reste dû(?: \\(compte client\\))?';
 const dueShown = (text: string) => [...new Set(amountsAfter(`(?:${DUE})`, text))];
 const settledShown = (text: string) => [...new Set(amountsAfter('Réglé depuis sur le compte(?: client)?', text))];
 

@@ -272,7 +272,7 @@ t.test('a quote may be shared by any user, in any state: its page, its PDF, its 
   t.equal(page.status, 200);
   t.match(visibleText(page.body), `Devis n° ${quote.quote_no}`);
   t.match(visibleText(page.body), 'Total 18 000 FCFA');
-  t.match(visibleText((await open(`${links.url}?locale=en`)).body), `Proforma invoice no. ${quote.quote_no}`);
+  t.match(visibleText((await open(`${links.url}?locale=en`)).body), `Proforma no. ${quote.quote_no}`);
   const pdf = await open(links.pdf_url);
   t.equal(pdf.headers.get('content-type'), 'application/pdf');
   t.equal(pdf.headers.get('content-disposition'), `inline; filename="devis-${quote.quote_no}.pdf"`);
