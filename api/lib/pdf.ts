@@ -19,6 +19,12 @@ export type PdfDefinition = TDocumentDefinitions;
 /** The font every document uses; bold is Roboto Medium. */
 export const PDF_FONT = 'Roboto';
 
+/**
+ * The till receipt's font (api/receipts/pdf.ts), whose lines are padded for a printer's fixed
+ * columns: Roboto Mono, as TrueType files from npm, embedded as Roboto is.
+ */
+export const PDF_MONO_FONT = 'RobotoMono';
+
 type PdfMake = typeof import('pdfmake');
 
 let engine: Promise<PdfMake> | null = null;
@@ -28,6 +34,7 @@ function loadEngine(): Promise<PdfMake> {
     const require = createRequire(import.meta.url);
     const pdfmake = require('pdfmake') as PdfMake;
     const fonts = join(dirname(require.resolve('pdfmake/package.json')), 'fonts', 'Roboto');
+    const monoFonts = dirname(require.resolve('@expo-google-fonts/roboto-mono/package.json'));
     pdfmake.setFonts({
       [PDF_FONT]: {
         normal: join(fonts, 'Roboto-Regular.ttf'),
@@ -35,9 +42,15 @@ function loadEngine(): Promise<PdfMake> {
         italics: join(fonts, 'Roboto-Italic.ttf'),
         bolditalics: join(fonts, 'Roboto-MediumItalic.ttf'),
       },
+      [PDF_MONO_FONT]: {
+        normal: join(monoFonts, '400Regular', 'RobotoMono_400Regular.ttf'),
+        bold: join(monoFonts, '700Bold', 'RobotoMono_700Bold.ttf'),
+        italics: join(monoFonts, '400Regular_Italic', 'RobotoMono_400Regular_Italic.ttf'),
+        bolditalics: join(monoFonts, '700Bold_Italic', 'RobotoMono_700Bold_Italic.ttf'),
+      },
     });
     pdfmake.setUrlAccessPolicy(() => false);
-    pdfmake.setLocalAccessPolicy((path) => path.startsWith(fonts));
+    pdfmake.setLocalAccessPolicy((path) => path.startsWith(fonts) || path.startsWith(monoFonts));
     return pdfmake;
   })();
   return engine;

@@ -5,16 +5,18 @@ import type { AppEnv } from '../env.ts';
 import { errors } from '../errors.ts';
 import { CursorAt, decodeCursor, page } from '../lib/pagination.ts';
 import { authenticate, requireActiveSubscription, requireRole } from '../middleware/auth.ts';
-import { HTML_PAGE } from '../receipts/schemas.ts';
+import { pdfFileName, pdfHeaders } from '../receipts/pdf.ts';
+import { HTML_PAGE_OR_PDF, InvoiceQuery } from '../receipts/schemas.ts';
 import { newRouter } from '../router.ts';
 import { bearer, jsonBody, jsonResponse, many, one, pickErrors, refusals } from '../schemas.ts';
+import { findShopLogo } from '../shop/queries.ts';
+import { quotePdf } from './document-pdf.ts';
 import { renderQuoteDocument } from './document.ts';
 import { convertQuote, createQuote, deleteQuote, findQuote, listQuotes, loadQuoteDocument, setQuoteStatus, updateQuote } from './queries.ts';
 import {
   ConvertedQuote,
   ConvertQuoteBody,
   CreateQuoteBody,
-  QuoteDocumentQuery,
   QuoteListQuery,
   QuoteParam,
   QuoteRecord,
@@ -188,15 +190,16 @@ const document = createRoute({
   path: '/quotes/{quote_id}/document',
   tags,
   operationId: 'getQuoteDocument',
-  summary: 'The quote as one printable HTML page: "Devis / Proforma" (any shop user)',
+  summary: 'The quote as one printable HTML page, or as an A4 PDF: "Devis / Proforma" (any shop user)',
   description:
-    'The invoice\'s layout titled "Devis / Proforma" ("Quote" in English): the shop\'s details, the quote number, its date and validity, the ' +
-    'customer, the lines, the VAT breakdown per rate and the totals. Self-contained: inline CSS with `@page` sized A4 or A3, nothing fetched.',
+    'The invoice\'s layout titled "Devis / Proforma" ("Proforma invoice" in English): the shop\'s details, the quote number, its date and validity, the ' +
+    'customer, the lines, the VAT breakdown per rate and the totals. Self-contained: inline CSS with `@page` sized A4 or A3, the shop\'s logo inline, ' +
+    'nothing fetched. With `format=pdf`, the same document as an A4 PDF, shown inline as `devis-12.pdf` / `proforma-12.pdf`.',
   security: bearer,
   middleware: readers,
-  request: { params: QuoteParam, query: QuoteDocumentQuery },
+  request: { params: QuoteParam, query: InvoiceQuery },
   responses: {
-    200: HTML_PAGE,
+    200: HTML_PAGE_OR_PDF,
     ...pickErrors(401, 403, 404),
   },
 });
@@ -230,9 +233,12 @@ export const quoteRoutes = newRouter()
   })
   .openapi(document, async (c) => {
     const { quote_id } = c.req.valid('param');
-    const { format, locale } = c.req.valid('query');
+    const { format, locale: asked } = c.req.valid('query');
     const input = await loadQuoteDocument(c.var.tx, quote_id);
     if (!input) throw errors.notFound();
+    const locale = asked ?? input.shop.locale;
+    const logo = await findShopLogo(c.var.tx);
+    if (format === 'pdf') return c.body(new Uint8Array(await quotePdf(input, locale, logo)), 200, pdfHeaders(pdfFileName('quote', input.quote.quote_no, locale)));
     c.header('Content-Security-Policy', DOCUMENT_CSP);
-    return c.html(renderQuoteDocument(input, format, locale ?? input.shop.locale), 200);
+    return c.html(renderQuoteDocument(input, format, locale, logo), 200);
   });

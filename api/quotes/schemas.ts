@@ -109,8 +109,3 @@ export const QuoteListQuery = ListQuery.extend({
 }).refine(toNotBeforeFrom, TO_NOT_BEFORE_FROM());
 
 export const QuoteParam = z.object({ quote_id: Uuid.openapi({ param: { name: 'quote_id', in: 'path' } }) });
-
-export const QuoteDocumentQuery = z.object({
-  format: z.enum(['a4', 'a3']).default('a4').openapi({ param: { name: 'format', in: 'query' }, description: 'Paper size; default a4.' }),
-  locale: z.enum(['fr', 'en']).optional().openapi({ param: { name: 'locale', in: 'query' }, description: 'Default: the shop\'s locale.' }),
-});

@@ -8,16 +8,21 @@
  */
 import { paymentLabels } from '../lib/payment-labels.ts';
 import type { ReceiptInput } from '../sales/schemas.ts';
-import { formatDateTime, formatQuantity, formatRate, formatXaf, LABELS, lineGross, paragraphs, type ReceiptLocale } from './format.ts';
-import { escapeHtml, renderInvoice } from './invoice.ts';
+import type { ShopLogoImage } from '../shop/queries.ts';
+import { formatDateTime, formatQuantity, formatXaf, groupDigits, LABELS, vatRateLabel, lineGross, paragraphs, type ReceiptLocale } from './format.ts';
+import { escapeHtml } from './invoice.ts';
 import { discountParts, paymentsMade, standing } from './layout.ts';
+import { invoicePdf, pdfFileName } from './pdf.ts';
 import { renderText } from './text.ts';
+
+/** The content id of the shop's logo, attached as an inline part that the HTML shows as `<img src="cid:shop-logo">`. */
+export const LOGO_CID = 'shop-logo';
 
 /** The widest the message's column grows: a phone's width, centred on a wider screen. */
 export const EMAIL_MAX_WIDTH_PX = 480;
 
 const FONT = "-apple-system,'Segoe UI',Roboto,Helvetica,Arial,sans-serif";
-const STYLE = {
+export const STYLE = {
   body: 'margin:0;padding:0;background:#f2f2f2;',
   column: `width:100%;max-width:${EMAIL_MAX_WIDTH_PX}px;margin:0 auto;background:#ffffff;`,
   inner: `padding:16px;font-family:${FONT};font-size:16px;line-height:1.45;color:#111111;overflow-wrap:anywhere;word-break:break-word;`,
@@ -36,7 +41,7 @@ const STYLE = {
 } as const;
 
 /** A row of the message: a label and, at the line's end, its amount. */
-interface Row {
+export interface Row {
   label: string;
   amount?: string;
   indent?: boolean;
@@ -47,7 +52,7 @@ interface Row {
   note?: boolean;
 }
 
-function rowsTable(rows: Row[]): string {
+export function rowsTable(rows: Row[]): string {
   const cells = rows.map((row) => {
     const emphasis = `${row.strong ? 'font-weight:bold;' : ''}${row.large ? 'font-size:19px;' : ''}${row.note ? 'font-size:14px;color:#444444;' : ''}`;
     if (row.item) return `<tr><td colspan="2" style="${STYLE.item}">${escapeHtml(row.label)}</td></tr>`;
@@ -58,20 +63,24 @@ function rowsTable(rows: Row[]): string {
   return `<table role="presentation" cellpadding="0" cellspacing="0" border="0" width="100%" style="${STYLE.table}">${cells.join('')}</table>`;
 }
 
-const para = (text: string, style: string = STYLE.para) => `<p style="${style}">${escapeHtml(text)}</p>`;
-const rule = `<hr style="${STYLE.rule}">`;
+export const para = (text: string, style: string = STYLE.para) => `<p style="${style}">${escapeHtml(text)}</p>`;
+export const rule = `<hr style="${STYLE.rule}">`;
 
 /** `Label : value` in French, `Label: value` in English. */
 const labelled = (label: string, value: string, locale: ReceiptLocale) => `${label}${locale === 'fr' ? ' :' : ':'} ${value}`;
 
-/** The invoice's attachment file name: `facture-1042.html`, `invoice-1042.html`. */
-export const invoiceFileName = (receiptNo: number, locale: ReceiptLocale) => `${LABELS[locale].invoice.toLowerCase()}-${receiptNo}.html`;
+/** The invoice's attachment file name: `facture-1042.pdf`, `invoice-1042.pdf`, as GET /sales/{id}/invoice?format=pdf names it. */
+export const invoiceFileName = (receiptNo: number, locale: ReceiptLocale) => pdfFileName('invoice', receiptNo, locale);
 
 /** The message's subject, and the HTML page's title: `Reçu n° 1042 - Boutique Awa`. */
 export const receiptEmailSubject = (input: ReceiptInput, locale: ReceiptLocale) => `${LABELS[locale].receiptNo} ${input.sale.receipt_no} - ${input.shop.name}`;
 
-/** The receipt e-mail's HTML part: one self-contained page. */
-export function renderReceiptEmail(input: ReceiptInput, locale: ReceiptLocale): string {
+/**
+ * The receipt e-mail's HTML part: one self-contained page. `logoCid`: the content id of the shop's
+ * logo attached as an inline part, shown above the shop's name (mail clients block remote images,
+ * and a data: URL is dropped by many of them).
+ */
+export function renderReceiptEmail(input: ReceiptInput, locale: ReceiptLocale, logoCid: string | null = null): string {
   const { sale, shop, customer } = input;
   const t = LABELS[locale];
   const xaf = (amount: number) => formatXaf(amount, locale);
@@ -79,6 +88,7 @@ export function renderReceiptEmail(input: ReceiptInput, locale: ReceiptLocale): 
   const tz = shop.timezone;
   const parts: string[] = [];
 
+  if (logoCid) parts.push(`<img src="cid:${escapeHtml(logoCid)}" alt="" style="display:block;max-width:160px;max-height:64px;margin:0 0 8px;border:0;">`);
   parts.push(para(shop.name, STYLE.shop));
   const place = [shop.address, shop.city].filter(Boolean).join(', ');
   if (place) parts.push(para(place, STYLE.small));
@@ -112,10 +122,10 @@ export function renderReceiptEmail(input: ReceiptInput, locale: ReceiptLocale): 
     { label: t.subtotal, amount: xaf(sale.subtotal_xaf) },
     ...(discounts.lines ? [{ label: t.discounts, amount: xaf(-discounts.lines) }] : []),
     ...(discounts.promotions ? [{ label: t.promotions, amount: xaf(-discounts.promotions) }] : []),
-    ...(discounts.points ? [{ label: `${t.pointsDiscount} (${sale.points_redeemed})`, amount: xaf(-discounts.points) }] : []),
+    ...(discounts.points ? [{ label: `${t.pointsDiscount} (${groupDigits(String(sale.points_redeemed), locale)})`, amount: xaf(-discounts.points) }] : []),
     { label: t.total, amount: xaf(sale.total_xaf), strong: true, large: true },
     ...sale.vat_breakdown.flatMap((vat) => [
-      { label: `${t.vat} ${formatRate(vat.rate, locale)}`, amount: xaf(vat.vat_xaf) },
+      { label: `${t.vat} ${vatRateLabel(vat.rate, locale)}`, amount: xaf(vat.vat_xaf) },
       { label: t.vatBase, amount: xaf(vat.base_xaf), indent: true, note: true },
     ]),
   ];
@@ -132,8 +142,8 @@ export function renderReceiptEmail(input: ReceiptInput, locale: ReceiptLocale): 
   if (payments.length) parts.push(`<h2 style="${STYLE.heading}">${escapeHtml(t.payments)}</h2>`, rowsTable(payments));
 
   const points: Row[] = [
-    ...(left.points_earned ? [{ label: t.pointsEarned, amount: String(left.points_earned) }] : []),
-    ...(left.points_redeemed ? [{ label: t.pointsRedeemed, amount: String(left.points_redeemed) }] : []),
+    ...(left.points_earned ? [{ label: t.pointsEarned, amount: groupDigits(String(left.points_earned), locale) }] : []),
+    ...(left.points_redeemed ? [{ label: t.pointsRedeemed, amount: groupDigits(String(left.points_redeemed), locale) }] : []),
   ];
   if (points.length) parts.push(rule, rowsTable(points));
 
@@ -146,7 +156,6 @@ export function renderReceiptEmail(input: ReceiptInput, locale: ReceiptLocale): 
   parts.push(rule, para(`${t.invoiceAttached} (${invoiceFileName(sale.receipt_no, locale)})`, STYLE.small));
   const footer = paragraphs(shop.receipt_footer);
   if (footer.length) parts.push(`<div style="${STYLE.footer}">${footer.map((line) => para(line)).join('')}</div>`);
-  parts.push(para(labelled(t.saleRef, sale.id, locale), `${STYLE.small}margin-top:16px;font-size:12px;color:#777777;text-align:center;`));
 
   return [
     '<!DOCTYPE html>',
@@ -169,13 +178,22 @@ export function renderReceiptEmail(input: ReceiptInput, locale: ReceiptLocale): 
 
 /**
  * The receipt e-mail's content: its subject; the chat-style text receipt as the text part (a mail
- * reader's font is proportional, as a chat's is); the phone-first HTML; the A4 invoice attached.
+ * reader's font is proportional, as a chat's is); the phone-first HTML, the shop's logo above it as an
+ * inline part; the A4 invoice attached as a PDF (phone mail apps preview it, and filters quarantine
+ * HTML attachments).
  */
-export function receiptEmail(input: ReceiptInput, locale: ReceiptLocale) {
+export async function receiptEmail(input: ReceiptInput, locale: ReceiptLocale, logo: ShopLogoImage | null = null) {
+  const html = renderReceiptEmail(input, locale, logo ? LOGO_CID : null);
+  const invoice = { filename: invoiceFileName(input.sale.receipt_no, locale), content: await invoicePdf(input, locale, logo), contentType: 'application/pdf' };
+  // Attached only where the HTML shows it: an inline part nothing refers to is offered as a stray file.
+  const shown = logo && html.includes(`cid:${LOGO_CID}`);
   return {
     subject: receiptEmailSubject(input, locale),
     text: renderText(input, locale, 'chat'),
-    html: renderReceiptEmail(input, locale),
-    attachments: [{ filename: invoiceFileName(input.sale.receipt_no, locale), content: renderInvoice(input, 'a4', locale), contentType: 'text/html; charset=utf-8' }],
+    html,
+    attachments: [
+      invoice,
+      ...(shown ? [{ filename: logo.media_type === 'image/png' ? 'logo.png' : 'logo.jpg', content: logo.content, contentType: logo.media_type, cid: LOGO_CID }] : []),
+    ],
   };
 }

@@ -4,17 +4,21 @@ import type { Tx } from '../db.ts';
 import type { AppEnv } from '../env.ts';
 import { errors, invalidField } from '../errors.ts';
 import { enqueueJob } from '../lib/jobs.ts';
-import { authenticate, requireActiveSubscription, requireRole } from '../middleware/auth.ts';
+import { afterOutsideCall, authenticate, requireActiveSubscription, requireRole, validInput } from '../middleware/auth.ts';
 import { newRouter } from '../router.ts';
 import { loadReceiptInput } from '../sales/queries.ts';
 import type { ReceiptInput } from '../sales/schemas.ts';
 import { bearer, emailAddress, jsonResponse, Locale, one, pickErrors, refusals } from '../schemas.ts';
+import { findShopLogo } from '../shop/queries.ts';
 import { renderCreditNote } from './credit-note.ts';
 import { renderEscPos } from './escpos.ts';
 import { ESCPOS_RECEIPT } from './examples.ts';
 import { renderInvoice } from './invoice.ts';
 import { COLUMNS, type PaperWidth } from './layout.ts';
-import { HTML_PAGE, INVOICE_CSP, InvoiceQuery, LocaleQuery, RefundParam, SaleParam, TextQuery, TextReceipt } from './schemas.ts';
+import { creditNotePdf, invoicePdf, pdfFileName, pdfHeaders, receiptPdf } from './pdf.ts';
+import { HTML_PAGE_OR_PDF, INVOICE_CSP, InvoiceQuery, LocaleQuery, PDF_FILE, RefundParam, SaleParam, TextQuery, TextReceipt } from './schemas.ts';
+import { receiptPageLink, recordReceiptPageLink } from './share-routes.ts';
+import { RECEIPT_LINK_DAYS } from './share.ts';
 import { renderText } from './text.ts';
 
 /** The job that e-mails a receipt (worker/tasks/sale__email_receipt.ts). */
@@ -49,7 +53,8 @@ const EscPosReceipt = z
     base64: z.string().openapi({
       description:
         'The bytes to send to the printer as they are: ESC @, code page WPC1252 (ESC t 16, text in Windows-1252), the shop header, lines, totals, ' +
-        'VAT per rate, payments and change, the sale id as a QR code (GS ( k, model 2), the footer, a feed and a partial cut (GS V 66 0).',
+        'VAT per rate, payments and change, the link to the sale\'s page as a QR code (GS ( k, model 2; none on a voided sale\'s), the footer, a feed ' +
+        'and a partial cut (GS V 66 0).',
     }),
   })
   .openapi('EscPosReceipt', { example: ESCPOS_RECEIPT });
@@ -86,11 +91,29 @@ const receiptRoute = createRoute({
   summary: 'The receipt as ESC/POS bytes for a thermal printer (any shop user)',
   description:
     'Base64 of the printer\'s bytes for 58 mm (32 columns) or 80 mm (48 columns) paper. Dates are day/month/year and 24-hour time in the shop\'s ' +
-    'time zone; amounts read `12 500 FCFA`. A voided sale prints VOIDED / ANNULÉ at the top and the bottom.',
+    'time zone; amounts read `12 500 FCFA`. A voided sale prints VOIDED / ANNULÉ at the top and the bottom. The QR code is a short link to the ' +
+    'sale\'s page (as POST /sales/{sale_id}/share answers `url`), the same at every print (a reprint gives the same bytes), working ' +
+    `${RECEIPT_LINK_DAYS} days from the sale: a customer scans it for the invoice and its PDF.`,
   security: bearer,
   middleware: readers,
   request: { params: SaleParam, query: ReceiptQuery },
   responses: { 200: jsonResponse('The receipt\'s bytes.', one(EscPosReceipt)), ...pickErrors(401, 403, 404) },
+});
+
+const receiptPdfRoute = createRoute({
+  method: 'get',
+  path: '/sales/{sale_id}/receipt/pdf',
+  tags,
+  operationId: 'getSaleReceiptPdf',
+  summary: 'The receipt as a PDF on its paper roll (any shop user)',
+  description:
+    'The printer\'s receipt as a PDF 58 or 80 mm wide and as long as the receipt: the same lines as the ESC/POS bytes, in a monospace font (embedded) ' +
+    'whose 32 or 48 columns span the printer\'s 48 or 72 mm, bold and centred where the printer prints them so, the same QR code. For a shop without ' +
+    'a thermal printer, or to keep a copy. Named `recu-1042.pdf` / `receipt-1042.pdf`.',
+  security: bearer,
+  middleware: readers,
+  request: { params: SaleParam, query: ReceiptQuery },
+  responses: { 200: PDF_FILE, ...pickErrors(401, 403, 404) },
 });
 
 const textReceiptRoute = createRoute({
@@ -114,7 +137,7 @@ const emailReceiptRoute = createRoute({
   summary: 'E-mail the receipt (any shop user)',
   description:
     'Answers at once; a job sends the message, retried while the mail server fails: the receipt laid out for a phone (one column, at most 480 px ' +
-    'wide) as the HTML part, the text receipt as the text part, the A4 invoice attached (`facture-<receipt_no>.html` / `invoice-<receipt_no>.html`); ' +
+    'wide) as the HTML part, the text receipt as the text part, the A4 invoice attached as a PDF (`facture-<receipt_no>.pdf` / `invoice-<receipt_no>.pdf`); ' +
     'from the shop\'s name, answers to the shop\'s e-mail (else its owner\'s). The body may be omitted: ' +
     'the receipt then goes to the customer\'s address, in the shop\'s language. With neither a given address nor a customer\'s: 422 `email_required` on `email`. ' +
     'A receipt already sent to the same address (whatever its case) in the last minute, by the sale itself (a customer with an e-mail) or by an ' +
@@ -135,15 +158,17 @@ const invoiceRoute = createRoute({
   path: '/sales/{sale_id}/invoice',
   tags,
   operationId: 'getSaleInvoice',
-  summary: 'The invoice as one printable HTML page (any shop user)',
+  summary: 'The invoice as one printable HTML page, or as an A4 PDF (any shop user)',
   description:
     'A self-contained page for the browser\'s print dialogue: inline CSS with `@page` sized A4 or A3, no external request of any kind (no link, ' +
-    'script, image or font), the shop\'s legal details and tax id, the customer, the lines, the VAT breakdown per rate, the totals and the payments.',
+    'script or font; the shop\'s logo inline), the shop\'s legal details and tax id, the customer, the lines, the VAT breakdown per rate, the totals and the payments. ' +
+    'With `format=pdf`, the same document as an A4 PDF (`application/pdf`, fonts embedded, the lines\' header repeated on every page, "Page x / y" at each foot), ' +
+    'shown inline as `facture-1042.pdf` / `invoice-1042.pdf`.',
   security: bearer,
   middleware: readers,
   request: { params: SaleParam, query: InvoiceQuery },
   responses: {
-    200: HTML_PAGE,
+    200: HTML_PAGE_OR_PDF,
     ...pickErrors(401, 403, 404),
   },
 });
@@ -153,19 +178,20 @@ const creditNoteRoute = createRoute({
   path: '/sales/{sale_id}/refunds/{refund_id}/credit-note',
   tags,
   operationId: 'getRefundCreditNote',
-  summary: 'A refund\'s credit note (avoir) as one printable HTML page (any shop user)',
+  summary: 'A refund\'s credit note (avoir) as one printable HTML page, or as an A4 PDF (any shop user)',
   description:
     'The same self-contained page as the invoice (inline CSS, `@page` A4 or A3, no external request), titled "Avoir n° 3" / "Credit note no. 3" ' +
     'after the refund\'s `credit_note_no` (gap-free per shop). It names the invoice it corrects (the sale\'s receipt number and date, ' +
     '"Facture n° 1042 du 21/11/2026 10:14"), the shop\'s legal details and the customer as the invoice prints them, the lines given back ' +
     '(quantity, unit price, the refunded share of the line\'s discounts, amount), the VAT given back per rate (base and VAT), the total, ' +
     'the refund\'s method and reason, and the total in words ("Arrêté le présent avoir à la somme de..."). ' +
+    'With `format=pdf`, the same document as an A4 PDF, shown inline as `avoir-3.pdf` / `credit-note-3.pdf`. ' +
     'A refund that is not of this sale, or a sale of another shop, is a 404.',
   security: bearer,
   middleware: readers,
   request: { params: RefundParam, query: InvoiceQuery },
   responses: {
-    200: HTML_PAGE,
+    200: HTML_PAGE_OR_PDF,
     ...pickErrors(401, 403, 404),
   },
 });
@@ -192,13 +218,35 @@ async function receiptInput(tx: Tx, saleId: string): Promise<ReceiptInput> {
 }
 
 export const receiptRoutes = newRouter()
-  .openapi(receiptRoute, async (c) => {
-    const { sale_id } = c.req.valid('param');
-    const { width, locale } = c.req.valid('query');
-    const input = await receiptInput(c.var.tx, sale_id);
-    const bytes = renderEscPos(input, width, locale ?? input.shop.locale);
-    return c.json({ data: { format: 'escpos' as const, width, columns: COLUMNS[width], base64: Buffer.from(bytes).toString('base64') } }, 200);
-  })
+  .openapi(
+    receiptRoute,
+    // The QR code's link is recorded before the read-only request transaction opens (share-routes.ts).
+    afterOutsideCall(
+      (c) => recordReceiptPageLink(c, validInput(c, 'param', SaleParam).sale_id),
+      async (c) => {
+        const { sale_id } = c.req.valid('param');
+        const { width, locale } = c.req.valid('query');
+        const input = await receiptInput(c.var.tx, sale_id);
+        const bytes = renderEscPos(input, width, locale ?? input.shop.locale, receiptPageLink(c, sale_id));
+        return c.json({ data: { format: 'escpos' as const, width, columns: COLUMNS[width], base64: Buffer.from(bytes).toString('base64') } }, 200);
+      },
+    ),
+  )
+  .openapi(
+    receiptPdfRoute,
+    // The printed receipt's QR code, on the PDF too.
+    afterOutsideCall(
+      (c) => recordReceiptPageLink(c, validInput(c, 'param', SaleParam).sale_id),
+      async (c) => {
+        const { sale_id } = c.req.valid('param');
+        const { width, locale: asked } = c.req.valid('query');
+        const input = await receiptInput(c.var.tx, sale_id);
+        const locale = asked ?? input.shop.locale;
+        const pdf = await receiptPdf(input, width, locale, receiptPageLink(c, sale_id));
+        return c.body(new Uint8Array(pdf), 200, pdfHeaders(pdfFileName('receipt', input.sale.receipt_no, locale)));
+      },
+    ),
+  )
   .openapi(textReceiptRoute, async (c) => {
     const { sale_id } = c.req.valid('param');
     const { locale, style } = c.req.valid('query');
@@ -220,17 +268,25 @@ export const receiptRoutes = newRouter()
   })
   .openapi(invoiceRoute, async (c) => {
     const { sale_id } = c.req.valid('param');
-    const { format, locale } = c.req.valid('query');
+    const { format, locale: asked } = c.req.valid('query');
     const input = await receiptInput(c.var.tx, sale_id);
+    const locale = asked ?? input.shop.locale;
+    const logo = await findShopLogo(c.var.tx);
+    if (format === 'pdf') return c.body(new Uint8Array(await invoicePdf(input, locale, logo)), 200, pdfHeaders(pdfFileName('invoice', input.sale.receipt_no, locale)));
     c.header('Content-Security-Policy', INVOICE_CSP);
-    return c.html(renderInvoice(input, format, locale ?? input.shop.locale), 200);
+    return c.html(renderInvoice(input, format, locale, logo), 200);
   })
   .openapi(creditNoteRoute, async (c) => {
     const { sale_id, refund_id } = c.req.valid('param');
-    const { format, locale } = c.req.valid('query');
+    const { format, locale: asked } = c.req.valid('query');
     const input = await receiptInput(c.var.tx, sale_id);
     const refund = input.sale.refunds.find((candidate) => candidate.id === refund_id);
     if (!refund) throw errors.notFound();
+    const locale = asked ?? input.shop.locale;
+    const logo = await findShopLogo(c.var.tx);
+    if (format === 'pdf') {
+      return c.body(new Uint8Array(await creditNotePdf(input, refund, locale, logo)), 200, pdfHeaders(pdfFileName('credit_note', refund.credit_note_no, locale)));
+    }
     c.header('Content-Security-Policy', INVOICE_CSP);
-    return c.html(renderCreditNote(input, refund, format, locale ?? input.shop.locale), 200);
+    return c.html(renderCreditNote(input, refund, format, locale, logo), 200);
   });

@@ -11,7 +11,10 @@ export const RefundParam = SaleParam.extend({ refund_id: Uuid.openapi({ param: {
 export const LocaleQuery = Locale.optional().openapi({ param: { name: 'locale', in: 'query' }, description: 'fr or en; the shop\'s language when omitted.' });
 
 export const InvoiceQuery = z.object({
-  format: z.enum(['a4', 'a3']).default('a4').openapi({ param: { name: 'format', in: 'query' }, description: 'Paper size of the print CSS. Default a4.' }),
+  format: z.enum(['a4', 'a3', 'pdf']).default('a4').openapi({
+    param: { name: 'format', in: 'query' },
+    description: '`a4` (default) or `a3`: the printable HTML page, its print CSS sized to that paper. `pdf`: the A4 document as a PDF file, fonts embedded.',
+  }),
   locale: LocaleQuery,
 });
 
@@ -35,6 +38,17 @@ export const TextReceipt = z
 
 /** The 200 answer of the printable documents (invoice, credit note, quote, shared invoice): the page itself. */
 export const HTML_PAGE = { description: 'The HTML page itself (not JSON).', content: { 'text/html': { schema: z.string() } } };
+
+const PDF_CONTENT = { 'application/pdf': { schema: z.string().openapi({ format: 'binary' }) } };
+
+/** The 200 answer of a PDF document: the file, shown inline under its name (pdf.ts, `pdfHeaders`). */
+export const PDF_FILE = { description: 'The PDF file itself (not JSON), `Content-Disposition: inline` with its file name.', content: PDF_CONTENT };
+
+/** The 200 answer of a document that is a page or, with `format=pdf`, a PDF file. */
+export const HTML_PAGE_OR_PDF = {
+  description: 'The HTML page itself (not JSON); with `format=pdf`, the A4 PDF file, `Content-Disposition: inline` with its file name.',
+  content: { ...HTML_PAGE.content, ...PDF_CONTENT },
+};
 
 /** The invoice may only style itself: even a name that slipped past escaping could fetch nothing. */
 export const INVOICE_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'";

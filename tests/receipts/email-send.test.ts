@@ -1,8 +1,11 @@
 import t from 'tap';
+import { LOGO_CID } from '../../api/receipts/email.ts';
 import { registerShop, uniqueEmail, waitFor } from '../support/fixtures.ts';
 import { mimeParts, startMailbox, startMailWorker } from '../support/mailbox.ts';
 import { startService } from '../support/service.ts';
 import { createCustomer, receiptJobs, sell, setShop } from '../sales/sale-fixtures.ts';
+import { png } from '../shop/image-files.ts';
+import { attachmentBytes, pdfImages, pdfText } from './pdf-reader.ts';
 
 /**
  * POST /sales/{id}/receipt/email and the receipt e-mailed at the sale, through a real graphile-worker
@@ -30,7 +33,7 @@ async function shopWithCustomer(shopFields: Record<string, unknown> = {}) {
   return { owner, customer, email };
 }
 
-t.test('a sale to a customer with an e-mail mails the phone receipt from the shop\'s name, answered at the shop\'s e-mail, the invoice attached', async (t) => {
+t.test('a sale to a customer with an e-mail mails the phone receipt from the shop\'s name, answered at the shop\'s e-mail, the invoice attached as a PDF', async (t) => {
   const { owner, customer, email } = await shopWithCustomer({ email: 'contact@boutique-awa.cm' });
   const sale = await sell(api, owner.token, { customer_id: customer.id, items: [line(2500)], payments: cash(5000) });
   const mail = await mailbox.next(email);
@@ -38,7 +41,7 @@ t.test('a sale to a customer with an e-mail mails the phone receipt from the sho
   t.equal(mail.subject, `Reçu n° ${sale.receipt_no} - Boutique Awa`);
   t.equal(headers.get('from'), `Boutique Awa <${/<([^>]+)>/.exec(api.config.MAIL_FROM)![1]}>`, 'the shop\'s name at the service\'s address');
   t.equal(headers.get('reply-to'), 'contact@boutique-awa.cm');
-  t.strictSame(parts.map((part) => part.headers.get('content-type')!.split(';')[0]), ['text/plain', 'text/html', 'text/html']);
+  t.strictSame(parts.map((part) => part.headers.get('content-type')!.split(';')[0]), ['text/plain', 'text/html', 'application/pdf']);
   const [text, html, invoice] = parts;
   t.match(text!.body, `Reçu n° ${sale.receipt_no}`);
   t.match(text!.body, '*TOTAL : 5 000 FCFA*', 'the chat-style text receipt: amounts at line ends, no column padding');
@@ -46,8 +49,28 @@ t.test('a sale to a customer with an e-mail mails the phone receipt from the sho
   t.match(html!.body, 'max-width:480px');
   t.match(html!.body, `Reçu n° ${sale.receipt_no}</h1>`);
   t.notOk(/FACTURE/.test(html!.body), 'the body is the receipt, not the invoice');
-  t.match(invoice!.headers.get('content-disposition'), new RegExp(`^attachment; filename=facture-${sale.receipt_no}\\.html`));
-  t.match(invoice!.body, `Facture n° ${sale.receipt_no}`);
+  t.match(invoice!.headers.get('content-disposition'), new RegExp(`^attachment; filename=facture-${sale.receipt_no}\\.pdf`));
+  const pdf = attachmentBytes(mail.raw, `facture-${sale.receipt_no}.pdf`);
+  t.equal(pdf.subarray(0, 5).toString('latin1'), '%PDF-');
+  const printed = pdfText(pdf);
+  t.ok(printed.includes(`Facture n° ${sale.receipt_no}`) && printed.includes('Savon de Marseille') && printed.includes('5 000 FCFA'), 'the invoice, its line and its total');
+  t.notOk(/cid:/.test(html!.body), 'a shop without a logo: no inline image');
+});
+
+t.test('a shop with a logo shows it in the e-mail from an inline part, and prints it on the attached invoice', async (t) => {
+  const { owner, customer, email } = await shopWithCustomer();
+  const logo = png({ width: 180, height: 60 });
+  await api.ownerSql`insert into shop_logos (shop_id, media_type, content, width, height, sha256) values (${owner.shop.id}, 'image/png', ${logo}, 180, 60, 'test')`;
+  const sale = await sell(api, owner.token, { customer_id: customer.id, items: [line(1000)], payments: cash(2000) });
+  const mail = await mailbox.next(email);
+  const { parts } = mimeParts(mail.raw);
+  const html = parts.find((part) => part.headers.get('content-type')!.startsWith('text/html'))!;
+  t.match(html.body, `src="cid:${LOGO_CID}"`);
+  const image = parts.find((part) => part.headers.get('content-type')!.startsWith('image/png'));
+  t.ok(image, 'the logo travels as a part of its own');
+  t.equal(image?.headers.get('content-id'), `<${LOGO_CID}>`, 'named by the content id the HTML shows');
+  t.match(image?.headers.get('content-disposition') ?? '', /^inline/, 'inline, not a file offered to the reader');
+  t.equal(pdfImages(attachmentBytes(mail.raw, `facture-${sale.receipt_no}.pdf`)).length, 1, 'the invoice prints the logo');
 });
 
 t.test('a shop without an e-mail is answered at its owner\'s address', async (t) => {

@@ -3,11 +3,15 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import t from 'tap';
-import { EMAIL_MAX_WIDTH_PX, receiptEmail, renderReceiptEmail } from '../../api/receipts/email.ts';
+import { EMAIL_MAX_WIDTH_PX, LOGO_CID, receiptEmail, renderReceiptEmail } from '../../api/receipts/email.ts';
 import { escapeHtml, renderInvoice } from '../../api/receipts/invoice.ts';
+import { invoicePdf } from '../../api/receipts/pdf.ts';
 import { renderText } from '../../api/receipts/text.ts';
+import type { ShopLogoImage } from '../../api/shop/queries.ts';
 import { createMailer } from '../../worker/mailer.ts';
 import { mimeParts } from '../support/mailbox.ts';
+import { png } from '../shop/image-files.ts';
+import { attachmentBytes, pdfImages, pdfText } from './pdf-reader.ts';
 import { CUSTOMER, item, LONG_NAME, payment, receiptInput, SALE_ID, visibleText } from './receipt-fixtures.ts';
 
 /** The receipt e-mail (api/receipts/email.ts) read as a phone shows it. */
@@ -35,14 +39,14 @@ const pixels = (value: string) => (/^(\d+(?:\.\d+)?)px$/.exec(value) ? Number(/^
 
 t.test('the receipt e-mail declares the phone viewport and is titled a receipt, as its subject is', async (t) => {
   for (const locale of ['fr', 'en'] as const) {
-    const mail = receiptEmail(receiptInput(), locale);
+    const mail = await receiptEmail(receiptInput(), locale);
     t.ok(mail.html.startsWith(`<!DOCTYPE html>\n<html lang="${locale}">`));
     t.match(mail.html, '<meta name="viewport" content="width=device-width, initial-scale=1">');
     t.match(mail.html, '<meta charset="utf-8">');
     t.equal(mail.subject, locale === 'fr' ? 'Reçu n° 1042 - Boutique Awa' : 'Receipt no. 1042 - Boutique Awa');
     t.match(mail.html, `<title>${escapeHtml(mail.subject)}</title>`);
     t.match(mail.html, new RegExp(`<h1[^>]*>${locale === 'fr' ? 'Reçu n° 1042' : 'Receipt no. 1042'}</h1>`));
-    t.notOk(/facture|invoice/i.test(visibleText(mail.html).replace(/(facture|invoice)-1042\.html|La facture est jointe|The invoice is attached/gi, '')), 'not headed an invoice');
+    t.notOk(/facture|invoice/i.test(visibleText(mail.html).replace(/(facture|invoice)-1042\.pdf|La facture est jointe|The invoice is attached/gi, '')), 'not headed an invoice');
   }
 });
 
@@ -101,7 +105,7 @@ t.test('the receipt e-mail shows the shop, the receipt, its lines, totals, VAT, 
     'TVA 19,25 % 2 542 FCFA Base HT 13 208 FCFA',
     'Paiements MoMo Pro 10 000 FCFA Réf. MP-77 Espèces 5 000 FCFA Reste dû (compte client) 2 250 FCFA',
     'Points gagnés 17',
-    'La facture est jointe à ce message. (facture-1042.html)',
+    'La facture est jointe à ce message. (facture-1042.pdf)',
     'Merci de votre visite !',
     `Réf. vente : ${SALE_ID}`,
   ];
@@ -118,7 +122,7 @@ t.test('the receipt e-mail shows the shop, the receipt, its lines, totals, VAT, 
 
 t.test('the English receipt e-mail uses the English words and numbers', async (t) => {
   const text = visibleText(renderReceiptEmail(creditSale(), 'en')).replace(/\s+/g, ' ');
-  for (const part of ['Receipt no. 1042', 'Date: 21/11/2026 14:05', '1.5 x 1,000 FCFA', 'TOTAL 17,250 FCFA', 'VAT 19.25% 2,542 FCFA', 'Cash 5,000 FCFA', 'Balance due (customer account) 2,250 FCFA', 'The invoice is attached to this message. (invoice-1042.html)']) {
+  for (const part of ['Receipt no. 1042', 'Date: 21/11/2026 14:05', '1.5 x 1,000 FCFA', 'TOTAL 17,250 FCFA', 'VAT 19.25% 2,542 FCFA', 'Cash 5,000 FCFA', 'Balance due (customer account) 2,250 FCFA', 'The invoice is attached to this message. (invoice-1042.pdf)']) {
     t.ok(text.includes(part), part);
   }
 });
@@ -142,32 +146,44 @@ t.test('every text from the shop, the customer or the sale is escaped in the rec
   t.match(html, '&lt;iframe src=&quot;https://evil.example&quot;&gt;');
 });
 
-t.test('the e-mail carries the chat-style text receipt as its text part and the A4 invoice as an HTML attachment', async (t) => {
+t.test('the e-mail carries the chat-style text receipt as its text part and the A4 invoice as a PDF attachment', async (t) => {
   const input = creditSale();
   for (const locale of ['fr', 'en'] as const) {
-    const mail = receiptEmail(input, locale);
+    const mail = await receiptEmail(input, locale);
     t.equal(mail.text, renderText(input, locale, 'chat'));
-    t.strictSame(mail.attachments, [
-      { filename: `${locale === 'fr' ? 'facture' : 'invoice'}-1042.html`, content: renderInvoice(input, 'a4', locale), contentType: 'text/html; charset=utf-8' },
-    ]);
+    t.equal(mail.attachments.length, 1, 'the invoice alone: no logo, no inline part');
+    const [invoice] = mail.attachments;
+    t.equal(invoice!.filename, `${locale === 'fr' ? 'facture' : 'invoice'}-1042.pdf`);
+    t.equal(invoice!.contentType, 'application/pdf');
+    t.strictSame(pdfText(invoice!.content as Buffer), pdfText(await invoicePdf(input, locale, null)), 'the invoice\'s PDF');
+    t.ok(pdfText(invoice!.content as Buffer).includes(locale === 'fr' ? 'Facture n° 1042' : 'Invoice no. 1042'));
   }
+});
+
+t.test('with the shop\'s logo, the e-mail shows it from an inline part named by its content id, and the invoice prints it too', async (t) => {
+  const logo: ShopLogoImage = { media_type: 'image/png', width: 200, height: 60, content: png({ width: 200, height: 60 }) };
+  const mail = await receiptEmail(receiptInput(), 'fr', logo);
+  t.match(mail.html, `src="cid:${LOGO_CID}"`);
+  t.strictSame(mail.attachments.slice(1), [{ filename: 'logo.png', content: logo.content, contentType: 'image/png', cid: LOGO_CID }]);
+  t.equal(pdfImages(mail.attachments[0]!.content as Buffer).length, 1, 'the logo in the invoice');
+  t.notMatch((await receiptEmail(receiptInput(), 'fr')).html, 'cid:', 'no logo, no image');
 });
 
 t.test('the shop\'s name is the sender\'s display name at the service\'s address, its e-mail the Reply-To, and neither can add a header', async (t) => {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'receipt-mail-'));
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
   const mailer = createMailer({ from: 'Point de vente <no-reply@pos.example>', dataDir });
-  const mail = receiptEmail(receiptInput(), 'fr');
+  const mail = await receiptEmail(receiptInput(), 'fr');
   await mailer.send({ ...mail, to: 'jean@example.cm', fromName: 'Boutique "Awa"\r\nBcc: spy@evil.example', replyTo: 'contact@boutique-awa.cm\r\nBcc: spy2@evil.example, other@evil.example', key: 'receipt-test.1' });
   await mailer.send({ to: 'jean@example.cm', subject: 'Plain', text: 'x', html: '<p>x</p>', key: 'receipt-test.2' });
   const [first, second] = readdirSync(path.join(dataDir, 'outbox')).sort().map((file) => mimeParts(readFileSync(path.join(dataDir, 'outbox', file), 'utf8')));
   t.notOk(first!.headers.has('bcc'), 'no Bcc header: the line break stays inside the encoded name');
   t.match(first!.headers.get('from'), /^Boutique "Awa"\r\nBcc: spy@evil\.example <no-reply@pos\.example>$/, 'the shop\'s name (decoded) at the service\'s address');
   t.equal(first!.headers.get('reply-to')?.split('<').length, 2, 'one Reply-To address');
-  t.strictSame(first!.parts.map((part) => part.headers.get('content-type')!.split(';')[0]), ['text/plain', 'text/html', 'text/html']);
+  t.strictSame(first!.parts.map((part) => part.headers.get('content-type')!.split(';')[0]), ['text/plain', 'text/html', 'application/pdf']);
   const attachment = first!.parts[2]!;
-  t.match(attachment.headers.get('content-disposition'), /^attachment; filename=facture-1042\.html/);
-  t.equal(attachment.body, mail.attachments[0]!.content);
+  t.match(attachment.headers.get('content-disposition'), /^attachment; filename=facture-1042\.pdf/);
+  t.ok(attachmentBytes(readFileSync(path.join(dataDir, 'outbox', 'receipt-test.1.eml'), 'utf8'), 'facture-1042.pdf').equals(mail.attachments[0]!.content as Buffer), 'the PDF\'s very bytes');
   t.equal(first!.parts[1]!.body.trimEnd(), mail.html.trimEnd());
   t.equal(second!.headers.get('from'), 'Point de vente <no-reply@pos.example>', 'other mails keep the service\'s sender');
   t.notOk(second!.headers.has('reply-to'));
