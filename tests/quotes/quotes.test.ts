@@ -626,7 +626,7 @@ t.test('a converted quote\'s status cannot change: 409 quote_closed', async (t) 
 
 // The document
 
-t.test('GET /quotes/{id}/document is an HTML page titled "Devis / Proforma" in French, "Quote" in English, in the shop\'s language by default', async (t) => {
+t.test('GET /quotes/{id}/document is an HTML page titled "Devis / Proforma" in French, "Proforma invoice" in English, in the shop\'s language by default', async (t) => {
   const owner = await registerShop(api);
   const customer = await createCustomer(api, owner.token, { name: 'Hôtel du Wouri' });
   const quote = await createQuote(api, owner.token, { customer_id: customer.id, valid_until: '2099-06-30', items: [freeLine(12_500, { name: 'Nappes brodées' }), freeLine(100, { name: '<script>alert(1)</script>' })] });
@@ -640,10 +640,10 @@ t.test('GET /quotes/{id}/document is an HTML page titled "Devis / Proforma" in F
   t.ok(/30\/06\/2099|2099-06-30/.test(french.body), 'shows the validity date');
   const english = await document(owner.token, quote.id, '?locale=en&format=a3');
   t.equal(english.status, 200);
-  t.match(english.body, /<title>[^<]*Quote[^<]*<\/title>/, 'an English title');
+  t.match(english.body, /<title>[^<]*Proforma[^<]*<\/title>/, 'an English title');
   t.notOk(english.body.includes('Devis'), 'nothing French');
   await setShop(api, owner, { locale: 'en' });
-  t.match((await document(owner.token, quote.id)).body, /<title>[^<]*Quote[^<]*<\/title>/, 'the shop\'s language by default');
+  t.match((await document(owner.token, quote.id)).body, /<title>[^<]*Proforma[^<]*<\/title>/, 'the shop\'s language by default');
   t.ok((await document(owner.token, quote.id, '?locale=fr')).body.includes('Devis / Proforma'), 'French when asked');
   expectInvalid(t, await document(owner.token, quote.id, '?format=a5'), 'format', 'a5');
   expectInvalid(t, await document(owner.token, quote.id, '?locale=de'), 'locale', 'de');

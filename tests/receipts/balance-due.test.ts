@@ -1,4 +1,5 @@
 import t, { type Test } from 'tap';
+import { attachmentBytes, pdfText } from './pdf-reader.ts';
 import { createCustomer, openShift, sell, voidSale } from '../sales/sale-fixtures.ts';
 import { createProduct, registerShop, uniqueEmail } from '../support/fixtures.ts';
 import { mimeParts, startMailbox, startMailWorker } from '../support/mailbox.ts';
@@ -44,8 +45,10 @@ async function emailed(saleId: string): Promise<{ text: string; html: string; in
   const address = uniqueEmail('balance');
   const reply = await api.request('POST', `/sales/${saleId}/receipt/email`, { token: owner.token, body: { email: address } });
   if (reply.status !== 202) throw new Error(`e-mail failed: ${reply.status} ${JSON.stringify(reply.body)}`);
-  const [text, html, invoice] = mimeParts((await mailbox.next(address)).raw).parts;
-  return { text: text!.body, html: html!.body, invoice: invoice!.body };
+  const { raw } = await mailbox.next(address);
+  const [text, html] = mimeParts(raw).parts;
+  const invoice = attachmentBytes(raw, /filename=(facture-\d+\.pdf)/.exec(raw)![1]!);
+  return { text: text!.body, html: html!.body, invoice: pdfText(invoice).replace(/\s+/g, ' ') };
 }
 
 /** Every document of the sale, as text; the shared pages only while the sale can be shared (not voided). */
@@ -73,7 +76,7 @@ async function documentsOf(saleId: string, { shared = true } = {}): Promise<Reco
   const mail = await emailed(saleId);
   documents['e-mail, text part'] = mail.text;
   documents['e-mail, HTML part'] = visibleText(mail.html);
-  documents['e-mail, invoice attached'] = visibleText(mail.invoice);
+  documents['e-mail, invoice attached (PDF)'] = mail.invoice;
   return documents;
 }
 
