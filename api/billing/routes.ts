@@ -3,7 +3,7 @@
  * mobile-money charge to subscribe, its confirmation, and the providers' callbacks. Paying is never
  * blocked by an ended subscription (no 402 here). No provider is called while a transaction is open:
  * the payer check and a confirmation's question run before the request's transaction
- * (`afterOutsideCall`), and the request to pay is sent by the worker once the charge has committed
+ * (`beforeTransaction`), and the request to pay is sent by the worker once the charge has committed
  * (worker/tasks/charge__poll.ts). How a charge moves on what the provider says: ./charges.ts; its
  * settling, once however many ask at the same time: db/functions/billing/charge_settle.sql.
  */
@@ -12,7 +12,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../env.ts';
 import { errors, invalidField } from '../errors.ts';
 import { callerLocale } from '../lib/locale.ts';
-import { afterOutsideCall, authenticate, requireRole, validInput } from '../middleware/auth.ts';
+import { beforeTransaction, authenticate, requireRole, validInput } from '../middleware/auth.ts';
 import { LIMITS, limitCallbacksByAddress } from '../middleware/rate-limit.ts';
 import { inTenant } from '../middleware/tenancy.ts';
 import { newRouter } from '../router.ts';
@@ -172,7 +172,7 @@ export const billingRoutes = newRouter()
   })
   .openapi(
     subscribeRoute,
-    afterOutsideCall(
+    beforeTransaction(
       // The payer's wallet is checked with the operator before the charge's transaction opens.
       async (c) => {
         const { method, phone } = validInput(c, 'json', SubscribeBody);
@@ -192,7 +192,7 @@ export const billingRoutes = newRouter()
   )
   .openapi(
     confirmRoute,
-    afterOutsideCall(
+    beforeTransaction(
       // A pending charge is asked of its provider before the confirmation's transaction opens; what it said is written in short transactions.
       async (c) => {
         const { deps, log } = c.var;

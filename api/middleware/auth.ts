@@ -214,7 +214,7 @@ export const authenticateDeviceEach: MiddlewareHandler<AppEnv> = async (c, next)
  */
 export function inRequestTransaction<H extends (c: Context<AppEnv>, next: Next) => unknown>(handler: H): H {
   return (async (c: Context<AppEnv>, next: Next) => {
-    await OUTSIDE_CALLS.get(handler)?.(c);
+    await STEPS_BEFORE.get(handler)?.(c);
     const scope = c.var.transactionScope;
     if (!scope || (OWN_STATEMENTS.has(handler) && c.req.header('idempotency-key') === undefined)) return handler(c, next);
     // A read (GET, HEAD) runs read-only: PostgreSQL refuses any write in it, so its commit need not be awaited.
@@ -235,17 +235,19 @@ export function inRequestTransaction<H extends (c: Context<AppEnv>, next: Next) 
 
 const OWN_STATEMENTS = new WeakSet<object>();
 const STREAMED = new WeakSet<object>();
-const OUTSIDE_CALLS = new WeakMap<object, (c: Context<AppEnv>) => Promise<void>>();
+const STEPS_BEFORE = new WeakMap<object, (c: Context<AppEnv>) => Promise<void>>();
 
 /**
- * Marks a handler whose operation first calls another company's API (a mobile-money provider):
- * `call` runs once the caller is authorised and the input validated, before the request's transaction
- * opens, so no transaction is open and no connection held while the other company answers (STYLE.md,
- * "Provider connectors"); what it writes, it writes in short transactions of its own. The handler
- * then runs in the request's transaction as any other, and may throw `call`'s refusals itself.
+ * Marks a handler with a step that runs once the caller is authorised and the input validated, before
+ * the request's transaction opens, so that no transaction is open and no connection held while it
+ * works: a call to another company's API (a mobile-money provider: STYLE.md, "Provider connectors"),
+ * CPU work on an upload (checking the logo's image), or a short write of its own that a read-only
+ * request needs (recording the receipt's QR link before a GET reads the receipt). What the step
+ * writes, it writes in short transactions of its own. The handler then runs in the request's
+ * transaction as any other, and may throw the step's refusals itself.
  */
-export function afterOutsideCall<H extends (c: Context<AppEnv>, next: Next) => unknown>(call: (c: Context<AppEnv>) => Promise<void>, handler: H): H {
-  OUTSIDE_CALLS.set(handler, call);
+export function beforeTransaction<H extends (c: Context<AppEnv>, next: Next) => unknown>(call: (c: Context<AppEnv>) => Promise<void>, handler: H): H {
+  STEPS_BEFORE.set(handler, call);
   return handler;
 }
 

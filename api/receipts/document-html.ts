@@ -78,11 +78,12 @@ table.vat td:first-child { white-space: nowrap; }
 .notice { margin-top: .8em; font-style: italic; }
 .footer { margin-top: .6em; text-align: center; color: #333; }
 .logo { display: block; max-width: 45mm; max-height: 22mm; margin-bottom: .3em; }
-.signatures { display: flex; gap: 2em; margin-top: 1em; }
-.signatures > div { flex: 1 1 50%; border: 1px solid #999; padding: .3em .6em; min-height: 4.5em; }
-.signatures p { margin-bottom: 1.2em; }
-.signatures p.box-title { font-weight: bold; margin-bottom: .4em; }
-.pay-to { margin-top: .6em; }
+.closing { display: flex; gap: 2em; align-items: flex-start; margin-top: .6em; }
+.closing > * { flex: 1 1 0; }
+.pay-to h2 { margin-top: 0; }
+.signature-box { border: 1px solid #999; padding: .3em .6em; min-height: 4.5em; }
+.signature-box p { margin-bottom: 1.2em; }
+.signature-box p.box-title { font-weight: bold; margin-bottom: .4em; }
 @media print {
   html { background: none; }
   .page { width: auto; max-width: none; min-height: 0; margin: 0; padding: 0; }
@@ -147,7 +148,7 @@ export function renderDocumentHtml(layout: DocumentLayout, format: InvoiceFormat
   ];
   const { buyer, banner, stamp } = layout;
   const party = buyer
-    ? [`<section class="party"><p class="label">${escapeHtml(buyer.heading)}</p>`, `<p><strong>${escapeHtml(buyer.name)}</strong></p>`, ...buyer.lines.map(labelled), '</section>']
+    ? [`<section class="party"><p><span class="label">${escapeHtml(buyer.heading + colon)}</span> <strong>${escapeHtml(buyer.name)}</strong></p>`, ...buyer.lines.map(labelled), '</section>']
     : [];
   const meta = [
     `<h1>${escapeHtml(layout.kind)}</h1>`,
@@ -157,12 +158,11 @@ export function renderDocumentHtml(layout: DocumentLayout, format: InvoiceFormat
     ...party,
   ];
   const vatBlock = layout.vat ? `<div><h2>${escapeHtml(layout.vat.heading)}</h2>${table('vat', layout.vat.columns, layout.vat.rows)}</div>` : '<div></div>';
-  const signatures = layout.signatures.length
-    ? `<section class="block signatures">${layout.signatures
-        .map((box) => `<div><p class="box-title">${escapeHtml(box.title)}</p>${box.lines.map((text) => line(text)).join('')}</div>`)
-        .join('')}</section>`
-    : '';
-  const payTo = layout.pay_to ? `<section class="block pay-to"><h2>${escapeHtml(layout.pay_to.heading)}</h2>${layout.pay_to.lines.map(labelled).join('')}</section>` : '';
+  // Where to pay and the boxes to sign in share the document's last row: side by side they leave room for 30 lines on A4.
+  const closing = [
+    layout.pay_to ? `<div class="pay-to"><h2>${escapeHtml(layout.pay_to.heading)}</h2>${layout.pay_to.lines.map(labelled).join('')}</div>` : '',
+    ...layout.signatures.map((box) => `<div class="signature-box"><p class="box-title">${escapeHtml(box.title)}</p>${box.lines.map((text) => line(text)).join('')}</div>`),
+  ].filter(Boolean);
 
   const body = [
     '<div class="page">',
@@ -172,8 +172,7 @@ export function renderDocumentHtml(layout: DocumentLayout, format: InvoiceFormat
     `<section class="block summary">${vatBlock}<div>${totals(layout.totals)}</div></section>`,
     layout.words ? `<p class="block words">${escapeHtml(layout.words)}</p>` : '',
     ...blocks(layout.sections),
-    payTo,
-    signatures,
+    closing.length ? `<section class="block closing">${closing.join('')}</section>` : '',
     layout.footer.length ? `<footer class="block footer">${layout.footer.map((text) => line(text)).join('')}</footer>` : '',
     '</div>',
   ];

@@ -4,7 +4,7 @@ import type { Tx } from '../db.ts';
 import type { AppEnv } from '../env.ts';
 import { errors, invalidField } from '../errors.ts';
 import { enqueueJob } from '../lib/jobs.ts';
-import { afterOutsideCall, authenticate, requireActiveSubscription, requireRole, validInput } from '../middleware/auth.ts';
+import { beforeTransaction, authenticate, requireActiveSubscription, requireRole, validInput } from '../middleware/auth.ts';
 import { newRouter } from '../router.ts';
 import { loadReceiptInput } from '../sales/queries.ts';
 import type { ReceiptInput } from '../sales/schemas.ts';
@@ -221,7 +221,7 @@ export const receiptRoutes = newRouter()
   .openapi(
     receiptRoute,
     // The QR code's link is recorded before the read-only request transaction opens (share-routes.ts).
-    afterOutsideCall(
+    beforeTransaction(
       (c) => recordReceiptPageLink(c, validInput(c, 'param', SaleParam).sale_id),
       async (c) => {
         const { sale_id } = c.req.valid('param');
@@ -235,7 +235,7 @@ export const receiptRoutes = newRouter()
   .openapi(
     receiptPdfRoute,
     // The printed receipt's QR code, on the PDF too.
-    afterOutsideCall(
+    beforeTransaction(
       (c) => recordReceiptPageLink(c, validInput(c, 'param', SaleParam).sale_id),
       async (c) => {
         const { sale_id } = c.req.valid('param');

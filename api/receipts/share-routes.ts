@@ -50,7 +50,7 @@ export function receiptPageLink(c: Context<AppEnv>, saleId: string): string {
 }
 
 /**
- * Records the receipt's link before the receipt is read (`afterOutsideCall`): a GET's request
+ * Records the receipt's link before the receipt is read (`beforeTransaction`): a GET's request
  * transaction is read-only, so this one insert has a short transaction of its own, in the caller's
  * shop. Every print records the same row (a conflict does nothing).
  */

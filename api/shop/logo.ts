@@ -5,7 +5,7 @@ import type { Tx } from '../db.ts';
 import type { AppEnv } from '../env.ts';
 import { AppError, errors, invalidField } from '../errors.ts';
 import { type ImageFacts, type ImageMediaType, type ImageRefusal, readImage } from '../lib/images.ts';
-import { afterOutsideCall, authenticate, requireActiveSubscription, requireRole } from '../middleware/auth.ts';
+import { beforeTransaction, authenticate, requireActiveSubscription, requireRole } from '../middleware/auth.ts';
 import { newRouter } from '../router.ts';
 import { bearer, jsonResponse, one, pickErrors, refusals, Text } from '../schemas.ts';
 import { SHOP_LOGO } from './examples.ts';
@@ -132,7 +132,7 @@ const checkedLogos = new WeakMap<Request, CheckedLogo>();
 
 /**
  * Checks the upload once the caller is authorised and the request's other inputs validated, before
- * the request's transaction opens (`afterOutsideCall`): a PNG's image data is inflated to be checked,
+ * the request's transaction opens (`beforeTransaction`): a PNG's image data is inflated to be checked,
  * and no database connection waits meanwhile.
  */
 async function checkLogo(c: Context<AppEnv>): Promise<void> {
@@ -178,7 +178,7 @@ function namesTag(ifNoneMatch: string | undefined, etag: string): boolean {
 export const logoRoutes = newRouter()
   .openapi(
     putLogo,
-    afterOutsideCall(checkLogo, async (c) => c.json({ data: await saveLogo(c.var.tx, checkedLogos.get(c.req.raw)!) }, 200)),
+    beforeTransaction(checkLogo, async (c) => c.json({ data: await saveLogo(c.var.tx, checkedLogos.get(c.req.raw)!) }, 200)),
   )
   .openapi(getLogo, async (c) => {
     const logo = await findLogoFile(c.var.tx);

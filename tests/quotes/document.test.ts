@@ -49,7 +49,7 @@ t.test('the validity date prints as the shop\'s calendar day, day/month/year, in
 
 t.test('the quote shows the shop\'s details and the customer, and no customer box without one', async (t) => {
   const text = visibleText(render());
-  for (const expected of ['Boutique Awa', 'Rue de la Joie', 'Douala', 'Tél. : +237 699 00 00 00', 'E-mail : contact@boutique-awa.cm', 'NIU : M012345678901X', 'Ouvert 7j/7', 'Client Jean Mbarga', 'Tél. : +237 677 11 22 33', 'E-mail : jean@example.cm']) {
+  for (const expected of ['Boutique Awa', 'Rue de la Joie', 'Douala', 'Tél. : +237 699 00 00 00', 'E-mail : contact@boutique-awa.cm', 'NIU : M012345678901X', 'Ouvert 7j/7', 'Client : Jean Mbarga', 'Tél. : +237 677 11 22 33', 'E-mail : jean@example.cm']) {
     t.ok(text.includes(expected), expected);
   }
   const walkIn = render(quoteInput({ quote: { customer_id: null, customer_name: null }, customer: null }));
@@ -109,7 +109,7 @@ t.test('the quote closes with its total in words, in the quote\'s own wording', 
 
 t.test('the quote closes on a "Bon pour accord" box beside the seller\'s, without the shop\'s receipt footer', async (t) => {
   const html = render();
-  t.match(html, '<section class="block signatures"><div><p class="box-title">Bon pour accord</p><p>Date :</p><p>Nom, signature et cachet du client :</p></div><div><p class="box-title">Signature et cachet du vendeur</p></div></section>');
+  t.match(html, '<section class="block closing"><div class="signature-box"><p class="box-title">Bon pour accord</p><p>Date :</p><p>Nom, signature et cachet du client :</p></div><div class="signature-box"><p class="box-title">Signature et cachet du vendeur</p></div></section>');
   t.notOk(visibleText(html).includes('Merci de votre visite'), 'the receipt footer is about goods sold');
   t.notOk(html.includes('class="block footer"'));
   t.notOk(html.includes(QUOTE_ID), 'no id printed');

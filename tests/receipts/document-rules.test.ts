@@ -155,14 +155,14 @@ t.test('"Règlement" gives the bank details and the mobile money merchant number
   for (const [name, html] of Object.entries(everyDocument('fr', both))) {
     t.match(
       html,
-      '<section class="block pay-to"><h2>Règlement</h2><p><span class="label">Banque :</span> Afriland First Bank - 10005 00001 01234567890 12</p><p><span class="label">Mobile money :</span> #150*47*123456#</p></section>',
+      '<div class="pay-to"><h2>Règlement</h2><p><span class="label">Banque :</span> Afriland First Bank - 10005 00001 01234567890 12</p><p><span class="label">Mobile money :</span> #150*47*123456#</p></div>',
       `${name}: both`,
     );
   }
   t.match(renderInvoice(receiptInput({ shop: both }), 'a4', 'en'), '<h2>Payment details</h2><p><span class="label">Bank:</span> Afriland');
   t.same(layout(receiptInput({ shop: { momo_merchant_no: '677123456' } })).pay_to, { heading: 'Règlement', lines: [{ label: 'Mobile money', value: '677123456' }] }, 'only what is set');
   for (const [name, html] of Object.entries(everyDocument('fr'))) {
-    t.notOk(html.includes('class="block pay-to"'), `${name}: no block without them`);
+    t.notOk(html.includes('class="pay-to"'), `${name}: no block without them`);
     t.notOk(visibleText(html).includes('Règlement'), `${name}: nor its heading`);
   }
 });
@@ -384,7 +384,7 @@ t.test('the quote prints no shop receipt footer, and closes on a "Bon pour accor
   const shop = { receipt_footer: 'Les marchandises vendues ne sont ni reprises ni échangées' };
   const quote = renderQuoteDocument(quoteInput({ shop }), 'a4', 'fr');
   t.notOk(quote.includes('ni reprises ni échangées'), 'the footer is about goods sold');
-  t.match(quote, '<section class="block signatures"><div><p class="box-title">Bon pour accord</p><p>Date :</p><p>Nom, signature et cachet du client :</p></div><div><p class="box-title">Signature et cachet du vendeur</p></div></section>');
+  t.match(quote, '<section class="block closing"><div class="signature-box"><p class="box-title">Bon pour accord</p><p>Date :</p><p>Nom, signature et cachet du client :</p></div><div class="signature-box"><p class="box-title">Signature et cachet du vendeur</p></div></section>');
   t.ok(renderInvoice(receiptInput({ shop }), 'a4', 'fr').includes('ni reprises ni échangées'), 'the invoice prints it');
 });
 
@@ -397,9 +397,9 @@ t.test('the English quote is a "Proforma invoice", numbered "Proforma no. 12"', 
 
 t.test('a credit sale\'s customer signs in a box titled "Signature du client" with a "Date :" line', async (t) => {
   const html = renderInvoice(creditSale('2026-11-21T10:00:00.000Z', 30), 'a4', 'fr');
-  t.match(html, '<section class="block signatures"><div><p class="box-title">Signature du client</p><p>Date :</p></div></section>');
+  t.match(html, '<section class="block closing"><div class="signature-box"><p class="box-title">Signature du client</p><p>Date :</p></div></section>');
   t.match(renderInvoice(creditSale('2026-11-21T10:00:00.000Z', 30), 'a4', 'en'), '<p class="box-title">Customer signature</p><p>Date:</p>');
-  t.notOk(renderInvoice(receiptInput(), 'a4', 'fr').includes('class="block signatures"'), 'nothing to sign on a sale paid at the till');
+  t.notOk(renderInvoice(receiptInput(), 'a4', 'fr').includes('class="signature-box"'), 'nothing to sign on a sale paid at the till');
 });
 
 // ---------------------------------------------------------------------------------------------
