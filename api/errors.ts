@@ -3,6 +3,7 @@ import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { ZodError } from 'zod';
 import type { AppEnv } from './env.ts';
+import { escapeHtml } from './lib/html.ts';
 import { callerLocale, type Locale, requestLocale } from './lib/locale.ts';
 import { localise } from './lib/messages.ts';
 
@@ -171,5 +172,32 @@ export function handleError(error: unknown, c: Context<AppEnv>): Response {
   // CONTRACT section 16: when to try again, in seconds. A limit's window is at most minutes; a database away, a moment.
   if (appError.status === 429) c.header('Retry-After', String(appError.retryAfterS ?? 60));
   if (appError.status === 503) c.header('Retry-After', '1');
+  if (isBrowserOnSharedPage(c)) return c.html(sharedPageError(appError, body.message, locale), appError.status);
   return c.json(body, appError.status);
+}
+
+/**
+ * A customer who opens a shared link (`/s/...`, sent by WhatsApp or SMS) in a phone's browser is shown
+ * a page, not JSON: a browser asks for `text/html` first. Any other client of those addresses (a till,
+ * a script) gets the CONTRACT's JSON, as everywhere.
+ */
+function isBrowserOnSharedPage(c: Context<AppEnv>): boolean {
+  return c.req.path.startsWith('/s/') && /^\s*text\/html\b/i.test(c.req.header('accept') ?? '');
+}
+
+const LINK_GONE: Record<Locale, string> = {
+  fr: 'Ce lien n\'existe pas ou n\'est plus valable. Demandez-en un nouveau à la boutique.',
+  en: 'This link does not exist or is no longer valid. Ask the shop for a new one.',
+};
+
+/** The error as a small page for a phone: one sentence, nothing fetched. */
+function sharedPageError(appError: AppError, message: string, locale: Locale): string {
+  const text = appError.status === 404 ? LINK_GONE[locale] : message;
+  return [
+    '<!DOCTYPE html>',
+    `<html lang="${locale}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">`,
+    `<title>${appError.status}</title></head>`,
+    `<body style="margin:0;padding:32px 20px;font:16px/1.5 system-ui,sans-serif;color:#222;"><p style="max-width:560px;margin:0 auto;">${escapeHtml(text)}</p></body></html>`,
+    '',
+  ].join('\n');
 }

@@ -7,9 +7,7 @@ import type { JobHelpers } from 'graphile-worker';
 import type pg from 'pg';
 import { formatXaf } from '../api/receipts/format.ts';
 
-/** Text for an HTML part. */
-export const escapeHtml = (value: string) =>
-  value.replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch]!);
+export { escapeHtml } from '../api/lib/html.ts';
 
 /** Integer XAF in a mail's language: `12 500 FCFA` in French, `12,500 FCFA` in English. */
 export function xafFormatter(locale: 'fr' | 'en'): (amount: number) => string {

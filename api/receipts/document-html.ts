@@ -10,14 +10,13 @@
  * version 131; checked by tests/receipts/invoice-print.test.ts). No block (totals, VAT breakdown,
  * payments, signatures) splits across two pages.
  */
+import { escapeHtml } from '../lib/html.ts';
 import type { ShopLogoImage } from '../shop/queries.ts';
 import type { Column, DocumentLayout, Field, Section, TableRow, Total } from './document.ts';
 
 export type InvoiceFormat = 'a4' | 'a3';
 
-export function escapeHtml(value: string | number): string {
-  return String(value).replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch]!);
-}
+export { escapeHtml };
 
 /** Text as a CSS string: every character but letters, digits and spaces as a hex escape, so nothing closes the string or the style. */
 const cssString = (value: string) => `"${[...value].map((ch) => (/^[A-Za-z0-9]$/.test(ch) ? ch : `\\${ch.codePointAt(0)!.toString(16).padStart(6, '0')}`)).join('')}"`;

@@ -67,7 +67,9 @@ const TokenParam = z.object({
 export const LINK_RULES =
   'A shared link needs no bearer token. A link that is unknown, expired, of a voided sale or of a sale or quote that no longer exists answers the ' +
   'same 404 `not_found`, which never says which. Links made before short links (the longer signed form, `<payload>.<signature>`) still open ' +
-  `their sale's pages until they expire, ${SHARE_LINK_DAYS} days after they were made.`;
+  `their sale's pages until they expire, ${SHARE_LINK_DAYS} days after they were made. Under /s/, a browser (whose Accept starts with ` +
+  '`text/html`) gets its error as a short page in its language ("Ce lien n\'existe pas ou n\'est plus valable..."), with the same status; ' +
+  'any other client gets the JSON error.';
 
 const SharedLinks = z
   .object({

@@ -309,3 +309,18 @@ t.test('the shared pages are rate-limited per address', async (t) => {
     t.equal(reply.body.code, 'rate_limited');
   }
 });
+
+t.test('a browser that opens a dead link gets a page saying so, in its language; other clients the CONTRACT\'s JSON 404', async (t) => {
+  const dead = newShareToken();
+  const browser = await api.raw('GET', `/s/${dead}`, { headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8', 'accept-language': 'fr-CM,fr;q=0.9' } });
+  t.equal(browser.status, 404);
+  t.match(browser.headers.get('content-type'), 'text/html');
+  t.match(visibleText(browser.body as string), 'Ce lien n\'existe pas ou n\'est plus valable. Demandez-en un nouveau à la boutique.');
+  const english = await api.raw('GET', `/s/${dead}/pdf`, { headers: { accept: 'text/html', 'accept-language': 'en' } });
+  t.match(visibleText(english.body as string), 'This link does not exist or is no longer valid.');
+  const client = await api.raw('GET', `/s/${dead}`, { headers: { accept: 'application/json' } });
+  t.equal(client.status, 404);
+  t.same(client.body, EN.NOT_FOUND);
+  const api404 = await api.raw('GET', '/api/v1/sales/00000000-0000-4000-8000-000000000000', { headers: { accept: 'text/html' } });
+  t.match(api404.headers.get('content-type'), 'application/json', 'the API itself always answers JSON');
+});
