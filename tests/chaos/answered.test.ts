@@ -115,7 +115,10 @@ t.test('PostgreSQL at its connection limit, refusing new connections: every requ
   const all = await outcomes;
   t.comment(`at the connection limit: ${summary(all)}`);
   t.ok(all.length > 200, 'the load ran');
-  assertAllAnswered(t, all, [200, 201, 503]);
+  // One shop's 40 clients: while its requests hold its share of the pool (waiting on a connection the
+  // limit refuses), its next ones are told to come back (429, Retry-After), as in the hang below.
+  // Whether any does depends on how long reconnecting takes on the machine, so both are right.
+  assertAllAnswered(t, all, [200, 201, 429, 503]);
 
   await api.ownerSql.unsafe(`alter database "${database}" connection limit -1`);
   await waitFor(async () => (await fetch(`${base}/api/v1/auth/me`, { headers: { authorization: `Bearer ${owner.token}` } })).status === 200, 'the service serving again', 15_000);
