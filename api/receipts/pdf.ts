@@ -196,7 +196,7 @@ export function renderDocumentPdf(layout: DocumentLayout, logo: ShopLogoImage | 
     ...(buyer
       ? [
           {
-            ...boxed([{ text: buyer.heading, color: GREY }, { text: buyer.name, bold: true }, ...buyer.lines.map(labelled)], boxLayout('#cccccc', 0.7, 3)),
+            ...boxed([{ text: [{ text: `${buyer.heading}${colon} `, color: GREY }, { text: buyer.name, bold: true }] }, ...buyer.lines.map(labelled)], boxLayout('#cccccc', 0.7, 3)),
             alignment: 'left',
             margin: [0, 6, 0, 0],
           } as Content,
@@ -214,6 +214,11 @@ export function renderDocumentPdf(layout: DocumentLayout, logo: ShopLogoImage | 
   const signature = (box: SignatureBox): Content =>
     boxed([{ text: box.title, bold: true, margin: [0, 0, 0, 4] }, ...box.lines.map((text) => ({ text, margin: [0, 0, 0, 14] as [number, number, number, number] }))], boxLayout('#999999', 0.7, 3), 62);
 
+  const closing: Content[] = [
+    ...(layout.pay_to ? [{ stack: [heading(layout.pay_to.heading), ...layout.pay_to.lines.map(labelled)] }] : []),
+    ...layout.signatures.map(signature),
+  ];
+
   const content: Content[] = [
     { columns: [{ width: '*', stack: seller }, { width: '45%', stack: title, alignment: 'right' }], columnGap: 20 },
     ...(banner ? [{ ...boxed([{ text: banner.text, bold: true, fontSize: 12, color: RED, alignment: 'center' }], boxLayout(RED, 2.5, 3)), margin: [0, 8, 0, 2] } as Content, ...banner.details.map(labelled)] : []),
@@ -221,8 +226,8 @@ export function renderDocumentPdf(layout: DocumentLayout, logo: ShopLogoImage | 
     block([summary], Math.max((layout.vat?.rows.length ?? 0) + 3, layout.totals.length), [0, 6, 0, 0]),
     ...(layout.words ? [block([{ text: layout.words, italics: true }], paragraphLines([layout.words]), [0, 6, 0, 0])] : []),
     ...blocks(layout.sections),
-    ...(layout.pay_to ? [block([heading(layout.pay_to.heading), ...layout.pay_to.lines.map(labelled)], layout.pay_to.lines.length + 2, [0, 2, 0, 0])] : []),
-    ...(layout.signatures.length ? [block([{ columns: layout.signatures.map(signature), columnGap: 20 }], Math.max(...layout.signatures.map((box) => box.lines.length * 2 + 2)), [0, 10, 0, 0])] : []),
+    // Where to pay and the boxes to sign in share the last row, as on the HTML page.
+    ...(closing.length ? [block([{ columns: closing, columnGap: 20 }], Math.max(layout.pay_to ? layout.pay_to.lines.length + 2 : 0, ...layout.signatures.map((box) => box.lines.length * 2 + 2)), [0, 8, 0, 0])] : []),
     ...(layout.footer.length ? [block(layout.footer.map((text) => ({ text, alignment: 'center', color: '#333333' })), paragraphLines(layout.footer), [0, 8, 0, 0])] : []),
   ];
 
