@@ -5,7 +5,8 @@
  * Text is sent in Windows-1252 after selecting that code page (ESC t 16), so French accents print;
  * a character outside it prints as `?`. The link to the sale's shared page is printed as a QR code
  * (GS ( k, model 2, error correction M): a customer's phone opens the invoice and its PDF from it.
- * The receipt number is printed in clear at the top.
+ * The receipt number is printed in clear at the top. The shop's logo, when it prints on the paper,
+ * heads the receipt as a raster image (GS v 0, made by logo-raster.ts), centred above the shop's name.
  */
 import type { ReceiptInput } from '../sales/schemas.ts';
 import type { ReceiptLocale } from './format.ts';
@@ -58,8 +59,11 @@ function qrCode(data: string): number[] {
   ];
 }
 
-/** `pageLink`: the sale's shared page, printed as the QR code (none without it; see receiptLayout). */
-export function renderEscPos(input: ReceiptInput, width: PaperWidth, locale: ReceiptLocale, pageLink?: string): Uint8Array {
+/**
+ * `pageLink`: the sale's shared page, printed as the QR code (none without it; see receiptLayout).
+ * `logo`: the GS v 0 command of the shop's logo for this paper (receiptLogoRaster), printed first.
+ */
+export function renderEscPos(input: ReceiptInput, width: PaperWidth, locale: ReceiptLocale, pageLink?: string, logo?: Uint8Array | null): Uint8Array {
   const columns = COLUMNS[width];
   const bytes: number[] = [ESC, 0x40, ESC, 0x74, CODE_PAGE_WPC1252];
   let centred = false;
@@ -78,6 +82,11 @@ export function renderEscPos(input: ReceiptInput, width: PaperWidth, locale: Rec
     tall = on;
   };
 
+  if (logo) {
+    // The printer centres the raster's whole bytes; logo-raster.ts centres the logo within them.
+    align(true);
+    for (const byte of logo) bytes.push(byte);
+  }
   for (const block of receiptLayout(input, columns, locale, pageLink)) {
     if (block.kind === 'qr') {
       emphasis(false);

@@ -103,8 +103,17 @@ export async function logoRaster(png: Buffer, paper: PaperWidth): Promise<Uint8A
 
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
-/** Channels of each colour type: greyscale, RGB, palette, grey and alpha, RGBA. */
-const CHANNELS: Record<number, number> = { 0: 1, 2: 3, 3: 1, 4: 2, 6: 4 };
+/** Channels of each colour type (greyscale, RGB, palette, grey and alpha, RGBA) and the bit depths it allows. */
+const COLOUR_TYPES: Record<number, { channels: number; depths: number[] }> = {
+  0: { channels: 1, depths: [1, 2, 4, 8, 16] },
+  2: { channels: 3, depths: [8, 16] },
+  3: { channels: 1, depths: [1, 2, 4, 8] },
+  4: { channels: 2, depths: [8, 16] },
+  6: { channels: 4, depths: [8, 16] },
+};
+
+/** The largest side decoded, the largest PUT /shop/logo takes. */
+const MAX_SIDE = 4096;
 
 interface PngImage {
   width: number;
@@ -139,7 +148,8 @@ function readPng(png: Buffer): PngImage | null {
     else if (type === 'IDAT') imageData.push(body);
     else if (type === 'IEND') break;
   }
-  if (!header || !CHANNELS[header.colourType] || header.width === 0 || header.height === 0 || !imageData.length) return null;
+  if (!header || !COLOUR_TYPES[header.colourType]?.depths.includes(header.depth) || !imageData.length) return null;
+  if (header.width === 0 || header.height === 0 || header.width > MAX_SIDE || header.height > MAX_SIDE) return null;
   if (header.colourType === 3 && !palette) return null;
   return { ...header, palette, transparency, imageData: Buffer.concat(imageData) };
 }
@@ -149,34 +159,58 @@ const addTo = (array: Float32Array | Float64Array, at: number, value: number) =>
   array[at] = array[at]! + value;
 };
 
+/** At most 4 x 4 pixels are averaged into a dot: a logo reduced more than fourfold prints no differently sampled finer. */
+const SAMPLES_ACROSS_DOT = 4;
+
 /**
- * The image's luminance (0 black to 255 white, transparency over white) reduced to `size` by
- * averaging each box of pixels that makes one dot. Inflated as a stream, two rows kept at a time: a
- * 4096 x 4096 logo of 16-bit RGBA (128 MiB of rows) never occupies more than its two rows, the
- * inflater's chunk and the reduced image. Null when the image data does not inflate to its rows.
+ * The pixels sampled along one side of the image (`pixels` long, reduced to `dots`): each dot's box
+ * of pixels whole, or SAMPLES_ACROSS_DOT of them spread evenly across it. `dotOf[n]` is the dot the
+ * n-th sampled pixel `at[n]` falls in; `samples[dot]` how many pixels that dot averages.
+ */
+function samplesAlong(pixels: number, dots: number): { at: Int32Array; dotOf: Int32Array; samples: Int32Array } {
+  const at: number[] = [];
+  const dotOf: number[] = [];
+  const samples = new Int32Array(dots);
+  for (let dot = 0; dot < dots; dot++) {
+    // The pixels x with floor(x * dots / pixels) = dot.
+    const first = Math.ceil((dot * pixels) / dots);
+    const box = Math.ceil(((dot + 1) * pixels) / dots) - first;
+    const taken = Math.min(box, SAMPLES_ACROSS_DOT);
+    for (let n = 0; n < taken; n++) {
+      at.push(first + (box <= SAMPLES_ACROSS_DOT ? n : Math.floor(((2 * n + 1) * box) / (2 * SAMPLES_ACROSS_DOT))));
+      dotOf.push(dot);
+    }
+    samples[dot] = taken;
+  }
+  return { at: Int32Array.from(at), dotOf: Int32Array.from(dotOf), samples };
+}
+
+/**
+ * The image's luminance (0 black to 255 white, transparency over white) reduced to `size`, each dot
+ * the average of the pixels sampled in its box (samplesAlong). Inflated as a stream, two rows kept
+ * at a time: a 4096 x 4096 logo of 16-bit RGBA (128 MiB of rows) never occupies more than its two
+ * rows, the inflater's chunk and the reduced image. Every row is unfiltered, as the next row's
+ * filter may refer to it; only the sampled rows are read. Null when the image data does not inflate
+ * to its rows.
  */
 async function reducedGrey(image: PngImage, size: { width: number; height: number }): Promise<Float32Array | null> {
   const { width, height } = image;
-  const bitsPerPixel = CHANNELS[image.colourType]! * image.depth;
+  const bitsPerPixel = COLOUR_TYPES[image.colourType]!.channels * image.depth;
   const stride = Math.ceil((width * bitsPerPixel) / 8);
   // The filters look back one whole pixel, or one byte when pixels are smaller than a byte.
   const pixelBytes = Math.max(1, bitsPerPixel >> 3);
+  const byteStride = image.depth === 16 && !matchesWholeSamples(image) ? 2 : 1;
   const addRow = rowSummer(image);
 
-  const columnOf = new Int32Array(width);
-  const columnPixels = new Float64Array(size.width);
-  for (let x = 0; x < width; x++) {
-    columnOf[x] = Math.floor((x * size.width) / width);
-    addTo(columnPixels, columnOf[x]!, 1);
-  }
+  const columns = samplesAlong(width, size.width);
+  const rows = samplesAlong(height, size.height);
   const grey = new Float32Array(size.width * size.height);
   const sums = new Float64Array(size.width);
-  let dotRow = 0;
-  let rowsSummed = 0;
-  const closeDotRow = () => {
-    for (let dot = 0; dot < size.width; dot++) grey[dotRow * size.width + dot] = sums[dot]! / (columnPixels[dot]! * rowsSummed);
+  let sampledRow = 0;
+  const closeDotRow = (dotRow: number) => {
+    const pixels = rows.samples[dotRow]!;
+    for (let dot = 0; dot < size.width; dot++) grey[dotRow * size.width + dot] = sums[dot]! / (columns.samples[dot]! * pixels);
     sums.fill(0);
-    rowsSummed = 0;
   };
 
   let row = new Uint8Array(stride);
@@ -198,14 +232,13 @@ async function reducedGrey(image: PngImage, size: { width: number; height: numbe
         filled += taken;
         at += taken;
         if (filled < stride) continue;
-        if (!unfilter(filter, row, previous, pixelBytes)) return null;
-        const rowDot = Math.floor((y * size.height) / height);
-        if (rowDot !== dotRow) {
-          closeDotRow();
-          dotRow = rowDot;
+        if (!unfilter(filter, row, previous, pixelBytes, byteStride)) return null;
+        if (rows.at[sampledRow] === y) {
+          addRow(row, sums, columns.at, columns.dotOf);
+          const dotRow = rows.dotOf[sampledRow]!;
+          sampledRow++;
+          if (rows.dotOf[sampledRow] !== dotRow) closeDotRow(dotRow);
         }
-        addRow(row, sums, columnOf);
-        rowsSummed++;
         [row, previous] = [previous, row];
         filter = -1;
         filled = 0;
@@ -218,44 +251,55 @@ async function reducedGrey(image: PngImage, size: { width: number; height: numbe
   } finally {
     inflate.destroy();
   }
-  if (y < height) return null;
-  closeDotRow();
-  return grey;
+  return y === height ? grey : null;
 }
 
-/** Undoes a scanline's filter in place (the specification's section 7.3 and 9); false for an unknown filter. */
-function unfilter(filter: number, row: Uint8Array, previous: Uint8Array, pixelBytes: number): boolean {
+/**
+ * Undoes a scanline's filter in place (the specification's sections 7.3 and 9), every byte or, with
+ * a `stride` of 2, only the first of each pair: the filters add byte by byte without carry, so the
+ * high bytes of 16-bit samples unfilter on their own. False for an unknown filter.
+ */
+function unfilter(filter: number, row: Uint8Array, previous: Uint8Array, pixelBytes: number, stride: 1 | 2): boolean {
   const length = row.length;
   switch (filter) {
     case 0:
       return true;
     case 1:
-      for (let i = pixelBytes; i < length; i++) row[i] = row[i]! + row[i - pixelBytes]!;
+      for (let i = pixelBytes; i < length; i += stride) row[i] = row[i]! + row[i - pixelBytes]!;
       return true;
     case 2:
-      for (let i = 0; i < length; i++) row[i] = row[i]! + previous[i]!;
+      for (let i = 0; i < length; i += stride) row[i] = row[i]! + previous[i]!;
       return true;
     case 3:
-      for (let i = 0; i < pixelBytes; i++) row[i] = row[i]! + (previous[i]! >> 1);
-      for (let i = pixelBytes; i < length; i++) row[i] = row[i]! + ((row[i - pixelBytes]! + previous[i]!) >> 1);
+      for (let i = 0; i < pixelBytes; i += stride) row[i] = row[i]! + (previous[i]! >> 1);
+      for (let i = pixelBytes; i < length; i += stride) row[i] = row[i]! + ((row[i - pixelBytes]! + previous[i]!) >> 1);
       return true;
     case 4:
       // Paeth with nothing to the left predicts the byte above.
-      for (let i = 0; i < pixelBytes; i++) row[i] = row[i]! + previous[i]!;
-      for (let i = pixelBytes; i < length; i++) {
-        const left = row[i - pixelBytes]!;
-        const above = previous[i]!;
-        const corner = previous[i - pixelBytes]!;
-        const towardsLeft = Math.abs(above - corner);
-        const towardsAbove = Math.abs(left - corner);
-        const towardsCorner = Math.abs(left + above - 2 * corner);
-        row[i] = row[i]! + (towardsLeft <= towardsAbove && towardsLeft <= towardsCorner ? left : towardsAbove <= towardsCorner ? above : corner);
-      }
+      for (let i = 0; i < pixelBytes; i += stride) row[i] = row[i]! + previous[i]!;
+      for (let i = pixelBytes; i < length; i += stride) row[i] = row[i]! + paeth(row[i - pixelBytes]!, previous[i]!, previous[i - pixelBytes]!);
       return true;
     default:
       return false;
   }
 }
+
+/**
+ * The Paeth predictor: of the bytes to the left, above and above-left, the one nearest to
+ * left + above - above-left (ties to the left, then above). Written without branches: on a busy
+ * picture the choice goes either way at random, and a mispredicted branch per byte doubled the time.
+ */
+function paeth(left: number, above: number, corner: number): number {
+  const towardsLeft = absolute(above - corner);
+  const towardsAbove = absolute(left - corner);
+  const towardsCorner = absolute(left + above - 2 * corner);
+  // All ones when not the left byte, then when the corner byte rather than the one above.
+  const notLeft = ((towardsAbove - towardsLeft) | (towardsCorner - towardsLeft)) >> 31;
+  const isCorner = notLeft & ((towardsCorner - towardsAbove) >> 31);
+  return (left & ~notLeft) | (above & notLeft & ~isCorner) | (corner & isCorner);
+}
+
+const absolute = (value: number) => (value ^ (value >> 31)) - (value >> 31);
 
 const WHITE = 255;
 
@@ -266,19 +310,22 @@ const luma = (red: number, green: number, blue: number) => 0.299 * red + 0.587 *
 const overWhite = (grey: number, alpha: number) => grey * alpha + WHITE * (1 - alpha);
 
 /**
- * Adds one unfiltered row's luminance into the sums of the dots its pixels fall in: one loop per
- * colour type, chosen once per image. A 16-bit channel is read by its high byte, its full value
- * only to match tRNS's transparent colour.
+ * Whether 16-bit samples are read whole: only to match tRNS's transparent grey or colour, which
+ * names a 16-bit value. Otherwise a sample's high byte is its grey to within 1/256, all a print shows.
  */
-function rowSummer(image: PngImage): (row: Uint8Array, sums: Float64Array, columnOf: Int32Array) => void {
-  const { width, depth, colourType, transparency } = image;
-  const step = depth >> 3;
-  const sample = depth === 16 ? (row: Uint8Array, i: number) => (row[i]! << 8) | row[i + 1]! : (row: Uint8Array, i: number) => row[i]!;
+const matchesWholeSamples = (image: PngImage) => image.depth === 16 && image.transparency !== null && (image.colourType === 0 || image.colourType === 2);
+
+/** Adds a sampled row's luminance into the sums of its dots: `columns[n]` is a sampled pixel, `dotOf[n]` its dot. */
+type RowSummer = (row: Uint8Array, sums: Float64Array, columns: Int32Array, dotOf: Int32Array) => void;
+
+/** The RowSummer of the image's colour type and bit depth, chosen once per image so that each loop stays simple. */
+function rowSummer(image: PngImage): RowSummer {
+  const { depth, colourType, transparency } = image;
   const transparentSample = (channel: number) =>
     transparency && transparency.length >= 2 * (channel + 1) ? transparency.readUInt16BE(2 * channel) : -1;
 
-  if (colourType === 3 || (colourType === 0 && depth < 8)) {
-    // One sample per pixel, maybe several pixels per byte: a look-up table of each sample's grey.
+  if (colourType === 3 || depth < 8) {
+    // A palette index or a grey level, maybe several to a byte: a table gives each one's grey.
     const levels = 1 << depth;
     const greyOf = new Float64Array(levels).fill(WHITE);
     if (colourType === 3) {
@@ -292,29 +339,29 @@ function rowSummer(image: PngImage): (row: Uint8Array, sums: Float64Array, colum
       const transparent = transparentSample(0);
       if (transparent >= 0 && transparent < levels) greyOf[transparent] = WHITE;
     }
-    if (depth === 8) {
-      return (row, sums, columnOf) => {
-        for (let x = 0; x < width; x++) addTo(sums, columnOf[x]!, greyOf[row[x]!]!);
-      };
-    }
-    const mask = levels - 1;
     const perByte = 8 / depth;
-    return (row, sums, columnOf) => {
-      for (let x = 0; x < width; x++) {
+    const mask = levels - 1;
+    return (row, sums, columns, dotOf) => {
+      for (let n = 0; n < columns.length; n++) {
+        const x = columns[n]!;
         const shift = 8 - depth * ((x % perByte) + 1);
-        addTo(sums, columnOf[x]!, greyOf[(row[(x / perByte) | 0]! >> shift) & mask]!);
+        addTo(sums, dotOf[n]!, greyOf[(row[(x / perByte) | 0]! >> shift) & mask]!);
       }
     };
   }
 
-  const scale = depth === 16 ? WHITE / 65535 : 1;
+  // 8 or 16 bits a channel; a 16-bit one read by its high byte but to match tRNS.
+  const step = depth >> 3;
+  const whole = matchesWholeSamples(image);
+  const sample = whole ? (row: Uint8Array, i: number) => (row[i]! << 8) | row[i + 1]! : (row: Uint8Array, i: number) => row[i]!;
+  const scale = whole ? WHITE / 65535 : 1;
   switch (colourType) {
     case 0: {
       const transparent = transparentSample(0);
-      return (row, sums, columnOf) => {
-        for (let x = 0; x < width; x++) {
-          const value = sample(row, x * step);
-          addTo(sums, columnOf[x]!, value === transparent ? WHITE : value * scale);
+      return (row, sums, columns, dotOf) => {
+        for (let n = 0; n < columns.length; n++) {
+          const value = sample(row, columns[n]! * step);
+          addTo(sums, dotOf[n]!, value === transparent ? WHITE : value * scale);
         }
       };
     }
@@ -322,23 +369,28 @@ function rowSummer(image: PngImage): (row: Uint8Array, sums: Float64Array, colum
       const red = transparentSample(0);
       const green = transparentSample(1);
       const blue = transparentSample(2);
-      return (row, sums, columnOf) => {
-        for (let x = 0, i = 0; x < width; x++, i += 3 * step) {
+      return (row, sums, columns, dotOf) => {
+        for (let n = 0; n < columns.length; n++) {
+          const i = columns[n]! * 3 * step;
           const r = sample(row, i);
           const g = sample(row, i + step);
           const b = sample(row, i + 2 * step);
-          addTo(sums, columnOf[x]!, r === red && g === green && b === blue ? WHITE : luma(r, g, b) * scale);
+          addTo(sums, dotOf[n]!, r === red && g === green && b === blue ? WHITE : luma(r, g, b) * scale);
         }
       };
     }
     case 4:
-      return (row, sums, columnOf) => {
-        for (let x = 0, i = 0; x < width; x++, i += 2 * step) addTo(sums, columnOf[x]!, overWhite(row[i]!, row[i + step]! / 255));
+      return (row, sums, columns, dotOf) => {
+        for (let n = 0; n < columns.length; n++) {
+          const i = columns[n]! * 2 * step;
+          addTo(sums, dotOf[n]!, overWhite(row[i]!, row[i + step]! / 255));
+        }
       };
     default:
-      return (row, sums, columnOf) => {
-        for (let x = 0, i = 0; x < width; x++, i += 4 * step) {
-          addTo(sums, columnOf[x]!, overWhite(luma(row[i]!, row[i + step]!, row[i + 2 * step]!), row[i + 3 * step]! / 255));
+      return (row, sums, columns, dotOf) => {
+        for (let n = 0; n < columns.length; n++) {
+          const i = columns[n]! * 4 * step;
+          addTo(sums, dotOf[n]!, overWhite(luma(row[i]!, row[i + step]!, row[i + 2 * step]!), row[i + 3 * step]! / 255));
         }
       };
   }
@@ -347,7 +399,7 @@ function rowSummer(image: PngImage): (row: Uint8Array, sums: Float64Array, colum
 // ---------------------------------------------------------------------------------------------
 // One bit per dot.
 
-/** Floyd-Steinberg error diffusion: greys print as a spread of dots, edges stay sharp. True is a black dot. */
+/** Floyd-Steinberg error diffusion: greys print as a spread of dots, edges stay sharp. A 1 is a black dot. */
 function dither(grey: Float32Array, width: number, height: number): Uint8Array {
   const black = new Uint8Array(width * height);
   for (let y = 0; y < height; y++) {

@@ -9,12 +9,13 @@ import { newRouter } from '../router.ts';
 import { loadReceiptInput } from '../sales/queries.ts';
 import type { ReceiptInput } from '../sales/schemas.ts';
 import { bearer, emailAddress, jsonResponse, Locale, one, pickErrors, refusals } from '../schemas.ts';
-import { findShopLogo } from '../shop/queries.ts';
+import { findShopLogo, findShopLogoContent, findShopLogoStamp } from '../shop/queries.ts';
 import { renderCreditNote } from './credit-note.ts';
 import { renderEscPos } from './escpos.ts';
 import { ESCPOS_RECEIPT } from './examples.ts';
 import { renderInvoice } from './invoice.ts';
 import { COLUMNS, type PaperWidth } from './layout.ts';
+import { MAX_LOGO_DOTS_HIGH, receiptLogoRaster, TALLEST_LOGO, WIDEST_LOGO } from './logo-raster.ts';
 import { creditNotePdf, invoicePdf, pdfFileName, pdfHeaders, receiptPdf } from './pdf.ts';
 import { HTML_PAGE_OR_PDF, INVOICE_CSP, InvoiceQuery, LocaleQuery, PDF_FILE, RefundParam, SaleParam, TextQuery, TextReceipt } from './schemas.ts';
 import { receiptPageLink, recordReceiptPageLink } from './share-routes.ts';
@@ -52,7 +53,8 @@ const EscPosReceipt = z
     columns: z.union([z.literal(32), z.literal(48)]).openapi({ type: 'integer', enum: [32, 48] }),
     base64: z.string().openapi({
       description:
-        'The bytes to send to the printer as they are: ESC @, code page WPC1252 (ESC t 16, text in Windows-1252), the shop header, lines, totals, ' +
+        'The bytes to send to the printer as they are: ESC @, code page WPC1252 (ESC t 16, text in Windows-1252), the shop\'s logo as a raster ' +
+        'image (GS v 0, centred with ESC a 1) when it prints, the shop header, lines, totals, ' +
         'VAT per rate, payments and change, the link to the sale\'s page as a QR code (GS ( k, model 2; none on a voided sale\'s), the footer, a feed ' +
         'and a partial cut (GS V 66 0).',
     }),
@@ -93,7 +95,12 @@ const receiptRoute = createRoute({
     'Base64 of the printer\'s bytes for 58 mm (32 columns) or 80 mm (48 columns) paper. Dates are day/month/year and 24-hour time in the shop\'s ' +
     'time zone; amounts read `12 500 FCFA`. A voided sale prints VOIDED / ANNULÉ at the top and the bottom. The QR code is a short link to the ' +
     'sale\'s page (as POST /sales/{sale_id}/share answers `url`), the same at every print (a reprint gives the same bytes), working ' +
-    `${RECEIPT_LINK_DAYS} days from the sale: a customer scans it for the invoice and its PDF.`,
+    `${RECEIPT_LINK_DAYS} days from the sale: a customer scans it for the invoice and its PDF. ` +
+    'The shop\'s logo (PUT /shop/logo) heads the receipt as a one-bit raster image (GS v 0 at normal density, dithered, centred): at most 60 % ' +
+    `of the printed line (230 dots of 384 on 58 mm paper, 346 of 576 on 80 mm), never wider than the logo's own pixels, at most ${MAX_LOGO_DOTS_HIGH} ` +
+    `dots (2 cm) high. The receipt prints without it when it is a JPEG (no JPEG decoder on the server; documents and pages still show it), an ` +
+    `interlaced PNG, more than ${WIDEST_LOGO} times as wide as high (a strip too thin to read) or more than ${TALLEST_LOGO} times as high as wide ` +
+    '(a column that costs paper).',
   security: bearer,
   middleware: readers,
   request: { params: SaleParam, query: ReceiptQuery },
@@ -211,6 +218,12 @@ async function claimReceiptEmail(tx: Tx, saleId: string, email: string): Promise
   return last!.queued_at;
 }
 
+/** The shop's logo as the printer's raster on this paper (logo-raster.ts): its bytes are read only when the raster is not made already. */
+async function printedLogo(tx: Tx, paper: PaperWidth): Promise<Uint8Array | null> {
+  const logo = await findShopLogoStamp(tx);
+  return logo && receiptLogoRaster(logo, paper, () => findShopLogoContent(tx, logo.sha256));
+}
+
 async function receiptInput(tx: Tx, saleId: string): Promise<ReceiptInput> {
   const input = await loadReceiptInput(tx, saleId);
   if (!input) throw errors.notFound();
@@ -227,7 +240,7 @@ export const receiptRoutes = newRouter()
         const { sale_id } = c.req.valid('param');
         const { width, locale } = c.req.valid('query');
         const input = await receiptInput(c.var.tx, sale_id);
-        const bytes = renderEscPos(input, width, locale ?? input.shop.locale, receiptPageLink(c, sale_id));
+        const bytes = renderEscPos(input, width, locale ?? input.shop.locale, receiptPageLink(c, sale_id), await printedLogo(c.var.tx, width));
         return c.json({ data: { format: 'escpos' as const, width, columns: COLUMNS[width], base64: Buffer.from(bytes).toString('base64') } }, 200);
       },
     ),

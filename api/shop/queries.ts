@@ -104,6 +104,19 @@ export async function findShopLogo(tx: Tx): Promise<ShopLogoImage | null> {
   return logo ?? null;
 }
 
+/** The logo's kind, size and SHA-256, not its bytes: the receipt printer's raster of it may be made already (api/receipts/logo-raster.ts). */
+export async function findShopLogoStamp(tx: Tx): Promise<{ media_type: 'image/png' | 'image/jpeg'; width: number; height: number; sha256: string } | null> {
+  const [logo] = await tx<{ media_type: 'image/png' | 'image/jpeg'; width: number; height: number; sha256: string }[]>`
+    select media_type, width, height, sha256 from shop_logos where shop_id = app_shop_id()`;
+  return logo ?? null;
+}
+
+/** The logo's bytes if it is still the one of this SHA-256, else null. */
+export async function findShopLogoContent(tx: Tx, sha256: string): Promise<Buffer | null> {
+  const [logo] = await tx<{ content: Buffer }[]>`select content from shop_logos where shop_id = app_shop_id() and sha256 = ${sha256}`;
+  return logo?.content ?? null;
+}
+
 /** The logo's description (not its bytes), as the shop's `logo`. */
 const logoColumn = (tx: Tx) => tx`(
   select json_build_object('media_type', l.media_type, 'width', l.width, 'height', l.height, 'bytes', octet_length(l.content), 'updated_at', l.updated_at)

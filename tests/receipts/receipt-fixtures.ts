@@ -120,6 +120,7 @@ export type EscPosEvent =
   | { kind: 'size'; value: number }
   | { kind: 'feed'; lines: number }
   | { kind: 'qr'; fn: number; params: number[] }
+  | { kind: 'raster'; mode: number; widthBytes: number; height: number; data: number[] }
   | { kind: 'cut'; mode: number; feed: number }
   | { kind: 'text'; bytes: number[]; text: string; align: number; bold: boolean; size: number };
 
@@ -155,6 +156,12 @@ export function readEscPos(bytes: Uint8Array): EscPosEvent[] {
       else if (command === 0x56) {
         const mode = take();
         events.push({ kind: 'cut', mode, feed: mode >= 65 ? take() : 0 });
+      } else if (command === 0x76 && take() === 0x30) {
+        // GS v 0 m xL xH yL yH d1...dk: a raster image, (xL + xH * 256) bytes by (yL + yH * 256) rows.
+        const mode = take();
+        const widthBytes = take() + take() * 256;
+        const height = take() + take() * 256;
+        events.push({ kind: 'raster', mode, widthBytes, height, data: Array.from({ length: widthBytes * height }, take) });
       } else if (command === 0x28 && take() === 0x6b) {
         const length = take() + take() * 256;
         const body = Array.from({ length }, take);
