@@ -10,7 +10,7 @@ import { paymentLabels } from '../lib/payment-labels.ts';
 import type { ReceiptInput } from '../sales/schemas.ts';
 import type { ShopLogoImage } from '../shop/queries.ts';
 import { formatDateTime, formatQuantity, formatXaf, groupDigits, LABELS, vatRateLabel, lineGross, paragraphs, type ReceiptLocale } from './format.ts';
-import { escapeHtml } from './invoice.ts';
+import { escapeHtml } from '../lib/html.ts';
 import { discountParts, paymentsMade, standing } from './layout.ts';
 import { invoicePdf, pdfFileName } from './pdf.ts';
 import { renderText } from './text.ts';
@@ -157,6 +157,11 @@ export function renderReceiptEmail(input: ReceiptInput, locale: ReceiptLocale, l
   const footer = paragraphs(shop.receipt_footer);
   if (footer.length) parts.push(`<div style="${STYLE.footer}">${footer.map((line) => para(line)).join('')}</div>`);
 
+  return emailPage(locale, receiptEmailSubject(input, locale), parts);
+}
+
+/** A phone-first e-mail's HTML part around its parts: the one column, inline styles only (the receipt's and the Z's). */
+export function emailPage(locale: ReceiptLocale, title: string, parts: string[]): string {
   return [
     '<!DOCTYPE html>',
     `<html lang="${locale}">`,
@@ -164,7 +169,7 @@ export function renderReceiptEmail(input: ReceiptInput, locale: ReceiptLocale, l
     '<meta charset="utf-8">',
     '<meta name="viewport" content="width=device-width, initial-scale=1">',
     '<meta name="x-apple-disable-message-reformatting">',
-    `<title>${escapeHtml(receiptEmailSubject(input, locale))}</title>`,
+    `<title>${escapeHtml(title)}</title>`,
     '</head>',
     `<body style="${STYLE.body}">`,
     `<div style="${STYLE.column}"><div style="${STYLE.inner}">`,

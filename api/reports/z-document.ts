@@ -13,9 +13,9 @@ import { z } from 'zod';
 import type { Content, TableCell } from 'pdfmake/interfaces.js';
 import { imageDataUrl, type PdfDefinition } from '../lib/pdf.ts';
 import { paymentLabels } from '../lib/payment-labels.ts';
-import { rowsTable, STYLE as EMAIL_STYLE, type Row, para, rule } from '../receipts/email.ts';
+import { emailPage, rowsTable, STYLE as EMAIL_STYLE, type Row, para, rule } from '../receipts/email.ts';
 import { CAMEROON_VAT, cameroonVatParts, cleanText, formatDate, formatDateTime, formatRate, formatXaf, groupDigits, LABELS, type ReceiptLocale } from '../receipts/format.ts';
-import { escapeHtml } from '../receipts/invoice.ts';
+import { escapeHtml } from '../lib/html.ts';
 import { moneyTakenIn } from './z.ts';
 
 /** A part of a stored Z that is absent, or not in the shape expected, reads as absent. */
@@ -259,23 +259,7 @@ export function renderZEmailHtml(z: StoredZ, shop: ZShop, locale: ReceiptLocale,
     parts.push(section.title ? `<h2 style="${EMAIL_STYLE.heading}">${escapeHtml(section.title)}</h2>` : rule, rowsTable(section.rows));
   }
   parts.push(rule, para(t.attached(zPdfFileName(z)), EMAIL_STYLE.small), para(t.sealed, `${EMAIL_STYLE.small}margin-top:8px;`));
-  return [
-    '<!DOCTYPE html>',
-    `<html lang="${locale}">`,
-    '<head>',
-    '<meta charset="utf-8">',
-    '<meta name="viewport" content="width=device-width, initial-scale=1">',
-    '<meta name="x-apple-disable-message-reformatting">',
-    `<title>${escapeHtml(zEmailSubject(shop, z, locale))}</title>`,
-    '</head>',
-    `<body style="${EMAIL_STYLE.body}">`,
-    `<div style="${EMAIL_STYLE.column}"><div style="${EMAIL_STYLE.inner}">`,
-    parts.join('\n'),
-    '</div></div>',
-    '</body>',
-    '</html>',
-    '',
-  ].join('\n');
+  return emailPage(locale, zEmailSubject(shop, z, locale), parts);
 }
 
 /** The Z e-mail's text part: a row is `label : amount` (`label: amount` in English), one per line. */
