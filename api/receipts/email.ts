@@ -9,8 +9,8 @@
 import { paymentLabels } from '../lib/payment-labels.ts';
 import type { ReceiptInput } from '../sales/schemas.ts';
 import type { ShopLogoImage } from '../shop/queries.ts';
-import { formatDateTime, formatQuantity, formatXaf, groupDigits, LABELS, vatRateLabel, lineGross, paragraphs, type ReceiptLocale } from './format.ts';
 import { escapeHtml } from '../lib/html.ts';
+import { formatDateTime, formatQuantity, formatXaf, groupDigits, LABELS, vatRateLabel, lineGross, paragraphs, type ReceiptLocale } from './format.ts';
 import { discountParts, paymentsMade, standing } from './layout.ts';
 import { invoicePdf, pdfFileName } from './pdf.ts';
 import { renderText } from './text.ts';

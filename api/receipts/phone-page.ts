@@ -19,8 +19,8 @@ import { paymentLabels } from '../lib/payment-labels.ts';
 import type { QuoteDocumentInput } from '../quotes/document.ts';
 import type { ReceiptInput, SaleRecord } from '../sales/schemas.ts';
 import type { ShopLogoImage } from '../shop/queries.ts';
-import { formatDate, formatDateTime, formatQuantity, formatRate, formatXaf, groupDigits, LABELS, lineGross, paragraphs, type ReceiptLocale } from './format.ts';
 import { escapeHtml } from '../lib/html.ts';
+import { formatDate, formatDateTime, formatQuantity, formatRate, formatXaf, groupDigits, LABELS, lineGross, paragraphs, type ReceiptLocale } from './format.ts';
 import { discountParts, paymentsMade, receiptLayout, standing, COLUMNS } from './layout.ts';
 
 /** The page's own words; every other one is the documents' (LABELS), so that the page and the invoice never say it two ways. */
