@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { promisify } from 'node:util';
+import type { Browser } from 'playwright-core';
 import t from 'tap';
 import { renderInvoice, type InvoiceFormat } from '../../api/receipts/invoice.ts';
 import type { ReceiptInput } from '../../api/sales/schemas.ts';
@@ -56,15 +57,33 @@ function invoiceOf(count: number): ReceiptInput {
 
 let printed = 0;
 
+let browser: Browser | undefined;
+t.teardown(() => browser?.close());
+
+async function printer(): Promise<Browser> {
+  if (!browser) {
+    const { chromium: playwright } = await import('playwright-core');
+    browser = await playwright.launch({
+      executablePath: chromium as string,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+  }
+  return browser;
+}
+
 /** The invoice as Chromium prints it: the number of pages, and each page's text when pdftotext is there. */
 async function print(input: ReceiptInput, format: InvoiceFormat, locale: 'fr' | 'en' = 'fr'): Promise<{ pages: number; texts: string[] }> {
   const name = join(work, `invoice-${++printed}`);
   writeFileSync(`${name}.html`, renderInvoice(input, format, locale));
-  await run(
-    chromium as string,
-    ['--headless', '--no-sandbox', '--disable-gpu', '--no-pdf-header-footer', `--user-data-dir=${name}-profile`, `--print-to-pdf=${name}.pdf`, `file://${name}.html`],
-    { timeout: 120_000 },
-  );
+  // One browser for every print (a Chromium started per print cost 2 to 4 s each): the page printed as
+  // Chrome's print dialogue would, its own @page size and margin boxes, no header or footer of Chrome's.
+  const page = await (await printer()).newPage();
+  try {
+    await page.goto(`file://${name}.html`);
+    await page.pdf({ path: `${name}.pdf`, preferCSSPageSize: true, displayHeaderFooter: false, printBackground: true });
+  } finally {
+    await page.close();
+  }
   const pdf = readFileSync(`${name}.pdf`).toString('latin1');
   const pages = (pdf.match(/\/Type\s*\/Page(?![a-z])/g) ?? []).length;
   const texts: string[] = [];
