@@ -17,6 +17,7 @@ import { docsRoutes } from './docs/routes.ts';
 import type { AppEnv, Deps } from './env.ts';
 import { errors, handleError } from './errors.ts';
 import { expenseRoutes } from './expenses/routes.ts';
+import { certificationRoutes } from './fiscal/certification-routes.ts';
 import { fiscalRoutes } from './fiscal/routes.ts';
 import { healthRoutes } from './health/routes.ts';
 import { loyaltyRoutes } from './loyalty/routes.ts';
@@ -199,6 +200,7 @@ const TAGS = [
   { name: 'Suppliers and purchases', description: 'Suppliers and the goods bought from them: purchases received into stock at their cost (with batches), supplier invoices paid in parts, goods returned, and what is owed to each supplier.' },
   { name: 'Reports', description: 'Figures for the owner and the accountant: the daily Z, sales summary, margins, analytics, losses, the monthly VAT declaration, stock valuation and low stock, receivables, price overrides.' },
   { name: 'Fiscal', description: 'The shop\'s fiscal chain: every sale, void, refund, sealed Z and monthly or yearly closing chained by SHA-256 hashes as it commits, the check of the chain against the records as they are now, the closings with their perpetual totals, and archives signed with Ed25519 that anyone can verify offline.' },
+  { name: 'Certification', description: 'Certified invoicing with the tax authority (CONTRACT section 14): the shop\'s credentials at Benin\'s e-MECeF or Cote d\'Ivoire\'s FNE (or the simulator), the records sent in chain order after each sale commits (a sale never waits for the authority), what was certified, rejected or waits, and the owner\'s word on a lost answer.' },
   { name: 'Devices', description: 'Tills paired with the shop: a manager issues a short pairing code, the till claims it and receives its own device token; devices are listed and revoked.' },
   { name: 'Sync', description: 'Offline tills: pull what changed since a cursor (products, customers, settings...) and push the sales, customers, expenses and cash movements recorded offline, each idempotent by its id.' },
   { name: 'Billing', description: 'The shop\'s own subscription to this service: the plans, the subscription and its charges, a plan paid by mobile money and the charge\'s status.' },
@@ -275,6 +277,7 @@ export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
     .route('/', syncRoutes)
     .route('/', reportRoutes)
     .route('/', fiscalRoutes)
+    .route('/', certificationRoutes)
     .route('/', billingRoutes)
     .route('/', partnerRoutes)
     .route('/', adminRoutes);

@@ -34,6 +34,19 @@ const schema = z.object({
   PAWAPAY_BASE_URL: z.url().default('https://api.sandbox.pawapay.io'),
   PAWAPAY_API_TOKEN: z.string().min(1).optional(),
   PAWAPAY_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+  // Certified invoicing (CONTRACT section 14, api/fiscal/providers/): none (default), the simulator (every shop, no set-up),
+  // Benin's e-MECeF or Cote d'Ivoire's FNE (each shop enables it with its own credentials: PUT /fiscal/certification).
+  FISCAL_PROVIDER: z.enum(['none', 'simulator', 'emecef', 'fne']).default('none'),
+  // The authorities' test hosts by default (their documents: e-MECeF API 1.0, FNE "procédure d'interfaçage" May 2025); production
+  // hosts are given to the taxpayer by the authority.
+  EMECEF_BASE_URL: z.url().default('https://developper.impots.bj/sygmef-emcf/api'),
+  FNE_BASE_URL: z.url().default('http://54.247.95.108/ws'),
+  FISCAL_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(20_000),
+  // A record the authority did not take is tried again after 10 s, then twice as long each time, up to this pause.
+  // The owner is told of rejections and lost answers this long after the first (one e-mail for what came meanwhile; an e-MECeF
+  // confirmation retried in the meantime resolves itself and is not mentioned).
+  FISCAL_ALERT_DELAY_MS: z.coerce.number().int().min(0).max(86_400_000).default(600_000),
+  FISCAL_BACKOFF_MAX_MS: z.coerce.number().int().min(100).max(86_400_000).default(1_800_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DATA_DIR: z.string().min(1).default('.data'),
   EMBEDDED_PG_PORT: z.coerce.number().int().min(1).max(65535).default(54329),

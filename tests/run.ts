@@ -136,9 +136,20 @@ async function runTap(files: string[], jobs: number): Promise<{ code: number; pa
     },
   });
   let tail = '';
+  let partial = '';
+  let file = '';
   tap.stdout!.on('data', (chunk: Buffer) => {
     process.stdout.write(chunk);
-    tail = (tail + chunk.toString('utf8')).slice(-4096);
+    const text = chunk.toString('utf8');
+    tail = (tail + text).slice(-4096);
+    // Failures are restated at the end: CI keeps only the last lines of a long run.
+    const lines = (partial + text).split('\n');
+    partial = lines.pop() ?? '';
+    for (const line of lines) {
+      file = /^# Subtest: (tests\/\S+)$/.exec(line)?.[1] ?? file;
+      const failed = /^(\s*)not ok \d+ - (.*)$/.exec(line);
+      if (failed) failures.push(`${file}: ${'  '.repeat(Math.floor(failed[1]!.length / 4))}${failed[2]}`);
+    }
   });
   const code = await new Promise<number>((resolve) => tap.on('exit', (status, signal) => resolve(status ?? (signal ? 1 : 0))));
   // tap's own summary: `# { total: 3, pass: 3 }`.
@@ -160,6 +171,7 @@ if (!existsSync(path.join('.tap', 'plugins'))) {
   });
 }
 
+const failures: string[] = [];
 let code = 0;
 const totals = { pass: 0, fail: 0, skipped: 0 };
 for (const phase of phases.filter((p) => p.files.length)) {
@@ -169,7 +181,8 @@ for (const phase of phases.filter((p) => p.files.length)) {
   totals.fail += result.fail;
   totals.skipped += result.skipped;
 }
-// Restated as one plain closing line CI can read.
+// Restated as plain closing lines CI can read.
+if (failures.length) process.stdout.write(`\nFailed:\n${failures.map((line) => `  ${line}`).join('\n')}\n`);
 process.stdout.write(`\n${totals.pass} passed, ${totals.fail} failed${totals.skipped ? `, ${totals.skipped} skipped` : ''}\n`);
 await pgbouncer?.stop();
 await embedded?.stop();

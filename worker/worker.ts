@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events';
 import { Logger as WorkerLogger, run, type Runner, type TaskList, type WorkerEvents, type WorkerPool } from 'graphile-worker';
 import pg from 'pg';
 import type { Logger } from 'pino';
+import { enableSimulatorEverywhere } from '../api/fiscal/certification.ts';
 import type { Runtime } from '../api/runtime.ts';
 import type { WorkerContext } from './context.ts';
 import { keepWorkersAlive, type Liveness, type LivenessTiming } from './liveness.ts';
@@ -17,6 +18,8 @@ import { billingSendReminder } from './tasks/billing__send_reminder.ts';
 import { chargePoll } from './tasks/charge__poll.ts';
 import { commissionAccrue } from './tasks/commission__accrue.ts';
 import { commissionMarkPayable } from './tasks/commission__mark_payable.ts';
+import { fiscalAlert } from './tasks/fiscal__alert.ts';
+import { fiscalCertify } from './tasks/fiscal__certify.ts';
 import { fiscalClosePeriods } from './tasks/fiscal__close_periods.ts';
 import { documentsPruneLinks } from './tasks/documents__prune_links.ts';
 import { mailPruneSent } from './tasks/mail__prune_sent.ts';
@@ -40,6 +43,8 @@ export function taskList(ctx: WorkerContext): TaskList {
     report__seal_z: reportSealZ,
     report__email_z: reportEmailZ(ctx),
     fiscal__close_periods: fiscalClosePeriods,
+    fiscal__certify: fiscalCertify(ctx),
+    fiscal__alert: fiscalAlert(ctx),
     charge__poll: chargePoll(ctx),
     billing__email_receipt: billingEmailReceipt(ctx),
     billing__remind_renewal: billingRemindRenewal,
@@ -62,6 +67,7 @@ export const MAIL_TASKS: ReadonlySet<string> = new Set([
   'report__email_z',
   'billing__email_receipt',
   'billing__send_reminder',
+  'fiscal__alert',
 ]);
 
 /**
@@ -179,6 +185,7 @@ export async function startWorker(runtime: Runtime, log: Logger, mailer?: Mailer
   events.on('pool:release', ({ workerPool }) => workerPools.delete(workerPool));
   // No named statements behind a pooler in transaction mode (DB_PREPARED_STATEMENTS=false).
   const common = { noHandleSignals: true, pollInterval: 1000, logger: workerLogger(log), events, noPreparedStatements: !config.DB_PREPARED_STATEMENTS };
+  if (config.FISCAL_PROVIDER === 'simulator') await enableSimulatorEverywhere((text) => mainPool.query(text));
   const main = await run({ ...common, pgPool: mainPool, concurrency: config.WORKER_CONCURRENCY, taskList: tasks.main, crontab: CRONTAB });
   // No crontab here; an empty list, or graphile-worker would look for a `crontab` file.
   const mail = await run({ ...common, pgPool: mailPool, concurrency: config.MAIL_CONCURRENCY, taskList: tasks.mail, parsedCronItems: [] });

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createRoute } from '@hono/zod-openapi';
 import { errors, invalidField } from '../errors.ts';
+import { enableSimulator } from '../fiscal/certification-queries.ts';
 import { enqueueJob } from '../lib/jobs.ts';
 import { dummyHash, hashPassword, verifyPassword } from '../lib/password.ts';
 import { randomToken, seal, sha256 } from '../lib/secrets.ts';
@@ -135,6 +136,7 @@ export const authRoutes = newRouter()
         'owner_email',
       );
       await enterTenant(tx, { shopId, userId: user.id });
+      if (config.FISCAL_PROVIDER === 'simulator') await enableSimulator(tx);
       return { token: await openSession(tx, appKey, user, null), user, shop };
     });
     return c.json({ data: session }, 201);

@@ -194,6 +194,16 @@ const FIXED: Record<string, string> = {
   'No such device in this shop.': "Cet appareil n'existe pas dans cette boutique.",
   'This device was revoked.': 'Cet appareil a été révoqué.',
 
+  // Certified invoicing (api/fiscal/certification-routes.ts).
+  'This service certifies with no tax authority (FISCAL_PROVIDER is none).':
+    'Ce service ne certifie auprès d\'aucune administration fiscale (FISCAL_PROVIDER vaut none).',
+  'Only a rejected record can be sent again.': 'Seul un document refusé peut être renvoyé.',
+  'Only a record whose answer was lost waits for the owner\'s word.': 'Seul un document dont la réponse s\'est perdue attend la décision du propriétaire.',
+  'An IFU is 13 digits.': 'Un IFU compte 13 chiffres.',
+  'An NCC is letters and digits, at most 20.': 'Un NCC est fait de lettres et de chiffres, 20 au plus.',
+  'The authority_no field is required when the record was found.': 'Le champ authority_no est obligatoire quand le document a été trouvé.',
+  'The qr field is required when the record was found.': 'Le champ qr est obligatoire quand le document a été trouvé.',
+
   // zod's own messages that carry no value (the issues the validation hook leaves to zod).
   'Invalid input': 'Entrée invalide',
   'Invalid input: more than one option matched': 'Entrée invalide : plusieurs options correspondent',
@@ -340,6 +350,18 @@ const PATTERNS: Array<[RegExp, Render]> = [
   [
     /^This stocktake is (\S+): counts can no longer change\.$/,
     (l, s) => (l === 'fr' ? `Cet inventaire est ${STOCKTAKE_STATUS[s!] ?? s} : les comptages ne peuvent plus changer.` : `This stocktake is ${s}: counts can no longer change.`),
+  ],
+
+  [
+    /^The (\S+) field is required to enable certification with this authority\.$/,
+    (l, field) => (l === 'fr' ? `Le champ ${field} est obligatoire pour certifier auprès de cette administration.` : `The ${field} field is required to enable certification with this authority.`),
+  ],
+  [
+    /^These VAT rates have no tax group at (.+?): (.+)\. Change them before enabling certification\.$/,
+    (l, authority, rates) =>
+      l === 'fr'
+        ? `Ces taux de TVA n'ont pas de groupe de taxation chez ${authority.replace(/^the simulator$/, 'le simulateur')} : ${rates}. Changez-les avant d'activer la certification.`
+        : `These VAT rates have no tax group at ${authority}: ${rates}. Change them before enabling certification.`,
   ],
 
   // zod's own messages (node_modules/zod/v4/locales/en.js), in the words of its French locale.

@@ -175,6 +175,8 @@ export const SALE = example({
   ],
   refunds: [],
   vat_breakdown: [{ rate: 19.25, base_xaf: 15_472, vat_xaf: 2978, total_xaf: 18_450 }],
+  certification: null,
+  void_certification: null,
   quote_id: null,
   void_reason: null,
   voided_at: null,
@@ -193,6 +195,7 @@ export const REFUND = example({
   vat_xaf: 30,
   items: [{ sale_item_id: SALE.items[2]!.id, quantity: 1, total_xaf: 188, vat_xaf: 30 }],
   created_at: '2026-11-21T09:14:32.088Z',
+  certification: null,
 });
 
 export const VOID_SALE = example({ reason: 'Vente saisie deux fois' });

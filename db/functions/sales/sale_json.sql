@@ -26,7 +26,7 @@ begin
         from sale_payments p where p.sale_id = s.id), '[]'),
       'refunds', coalesce((select jsonb_agg(jsonb_build_object(
           'id', r.id, 'credit_note_no', r.credit_note_no, 'method', r.method, 'reason', r.reason, 'total_xaf', r.total_xaf, 'vat_xaf', r.vat_xaf,
-          'created_at', iso_time(r.created_at),
+          'created_at', iso_time(r.created_at), 'certification', fiscal_certification_json(r.shop_id, r.id, 'refund'),
           'items', (select coalesce(jsonb_agg(jsonb_build_object('sale_item_id', ri.sale_item_id, 'quantity', ri.quantity,
                                                                  'total_xaf', ri.total_xaf, 'vat_xaf', ri.vat_xaf)), '[]')
                       from refund_items ri where ri.refund_id = r.id)) order by r.created_at, r.id)
@@ -34,6 +34,8 @@ begin
       'vat_breakdown', coalesce((select jsonb_agg(jsonb_build_object('rate', v.rate, 'base_xaf', v.total - v.vat,
                                                                       'vat_xaf', v.vat, 'total_xaf', v.total) order by v.rate)
         from (select vat_rate as rate, sum(vat_xaf) as vat, sum(total_xaf) as total from sale_items where sale_id = s.id group by vat_rate) v), '[]'),
+      'certification', fiscal_certification_json(s.shop_id, s.id, 'sale'),
+      'void_certification', case when s.status = 'voided' then fiscal_certification_json(s.shop_id, s.id, 'void') end,
       'quote_id', s.quote_id, 'void_reason', s.void_reason, 'voided_at', iso_time(s.voided_at),
       'created_at', iso_time(s.created_at), 'recorded_at', iso_time(s.recorded_at), 'updated_at', iso_time(s.updated_at),
       'till_created_at', iso_time(s.till_created_at))
