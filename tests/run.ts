@@ -112,11 +112,11 @@ const targets = process.argv.slice(2).flatMap((arg) =>
  * The whole suite runs in two phases: every file but tests/chaos two at a time (each file has its own
  * database; the tests wait on conditions, never on the clock), then tests/chaos one at a time, alone
  * on the machine, since they load it on purpose and measure what other clients see meanwhile.
- * Files named on the command line run in one phase, one at a time.
+ * Files named on the command line run in one phase, one at a time (`TEST_JOBS=2`: two at a time).
  */
 const CHAOS = path.join('tests', 'chaos');
 const phases: { files: string[]; jobs: number }[] = targets.length
-  ? [{ files: targets, jobs: 1 }]
+  ? [{ files: targets, jobs: Number(process.env.TEST_JOBS ?? 1) || 1 }]
   : [
       { files: testFiles('tests').filter((file) => !file.startsWith(`${CHAOS}${path.sep}`)), jobs: 2 },
       { files: testFiles(CHAOS), jobs: 1 },

@@ -106,6 +106,10 @@ const getSettings = createRoute({
   tags,
   operationId: 'getCertificationSettings',
   summary: 'The shop\'s certified invoicing: its authority, its settings, its counts (manager or owner)',
+  description: [
+    'The service\'s authority (`FISCAL_PROVIDER`), whether the shop certifies, its settings there (the token only as `api_token_set`), the tax group',
+    'the authority gives each of the shop\'s VAT rates, and how many records are pending, certified, rejected or waiting for the owner.',
+  ].join(' '),
   security: bearer,
   middleware: readers,
   responses: { 200: jsonResponse('The settings.', one(Settings)), ...pickErrors(401, 403) },

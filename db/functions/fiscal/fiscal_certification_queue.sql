@@ -45,11 +45,13 @@ create or replace trigger fiscal_entries_certify after insert on fiscal_entries
 
 -- A record's certification as the API answers it (sales, refunds, sync pull); null when the record
 -- is not certified (certification off, or made before it was on). A credit note (a void, a refund)
--- names the authority number of the sale it corrects.
+-- names the authority number of the sale it corrects. PL/pgSQL so that its plan is kept for the
+-- session (a SQL function with subqueries is parsed and planned at every call: tests/sales/plans.test.ts).
 create or replace function fiscal_certification_json(p_shop_id uuid, p_ref_id uuid, p_kind text) returns jsonb
-  language sql stable
+  language plpgsql stable
   as $$
-  select jsonb_build_object(
+begin
+  return (select jsonb_build_object(
            'status', c.status, 'authority_no', c.authority_no, 'signature', c.signature, 'qr', c.qr,
            'certified_at', iso_time(c.certified_at), 'error', c.error, 'error_message', c.error_detail,
            'original_authority_no', case when c.kind <> 'sale' then (
@@ -57,5 +59,5 @@ create or replace function fiscal_certification_json(p_shop_id uuid, p_ref_id uu
               where o.shop_id = c.shop_id and o.kind = 'sale'
                 and o.ref_id = case when c.kind = 'void' then c.ref_id else (select r.sale_id from refunds r where r.id = c.ref_id) end) end)
     from fiscal_certifications c
-   where c.shop_id = p_shop_id and c.ref_id = p_ref_id and c.kind = p_kind
-$$;
+   where c.shop_id = p_shop_id and c.ref_id = p_ref_id and c.kind = p_kind);
+end $$;
