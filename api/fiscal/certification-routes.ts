@@ -49,7 +49,23 @@ const Settings = z
       .openapi({ description: 'The shop\'s VAT rates (its default and its active products\') and the authority\'s tax group for each; null: none, which refuses enabling.' }),
     counts: z.object({ pending: z.number().int(), certified: z.number().int(), rejected: z.number().int(), waiting_for_owner: z.number().int() }),
   })
-  .openapi('CertificationSettings');
+  .openapi('CertificationSettings', {
+    example: {
+      provider: 'emecef',
+      enabled: true,
+      taxpayer_no: '3201234567890',
+      api_token_set: true,
+      point_of_sale: null,
+      establishment: null,
+      from_chain_no: 1,
+      enabled_at: '2026-11-20T08:00:00.000Z',
+      tax_groups: [
+        { vat_rate: '0', tax_group: 'A' },
+        { vat_rate: '18', tax_group: 'B' },
+      ],
+      counts: { pending: 2, certified: 1480, rejected: 1, waiting_for_owner: 0 },
+    },
+  });
 
 const SettingsBody = z
   .object({
@@ -60,7 +76,7 @@ const SettingsBody = z
     establishment: optionalText(160),
   })
   .strict()
-  .openapi('CertificationSettingsBody');
+  .openapi('CertificationSettingsBody', { example: { enabled: true, taxpayer_no: '3201234567890', api_token: 'eyJhbGciOiJIUzI1NiJ9.e30.c2lnbmF0dXJl' } });
 
 const Record = z
   .object({
@@ -82,7 +98,27 @@ const Record = z
     next_attempt_at: z.string().nullable().openapi({ description: 'A pending record the authority did not take yet: when it is tried again.' }),
     created_at: z.string(),
   })
-  .openapi('CertificationRecord');
+  .openapi('CertificationRecord', {
+    example: {
+      chain_no: 1523,
+      kind: 'sale',
+      sale_id: '5b0e8f3c-1c2a-4a57-9d1e-3f2b6c7d8e90',
+      refund_id: null,
+      number: 1042,
+      total_xaf: 18_450,
+      provider: 'emecef',
+      status: 'rejected',
+      authority_no: null,
+      signature: null,
+      qr: null,
+      certified_at: null,
+      error: 'emecef_9',
+      error_message: 'La groupe de taxation au niveau des articles n\'est pas valide',
+      attempts: 1,
+      next_attempt_at: null,
+      created_at: '2026-11-21T09:14:32.000Z',
+    },
+  });
 
 const ListCertificationsQuery = ListQuery.extend({
   status: Status.optional().openapi({ param: { name: 'status', in: 'query' }, description: 'Only the records of this status; all when left out.' }),
@@ -98,7 +134,7 @@ const SettleBody = z
     signature: optionalText(500),
   })
   .strict()
-  .openapi('SettleCertificationBody');
+  .openapi('SettleCertificationBody', { example: { found: true, authority_no: '9606123E25000000019', qr: 'http://54.247.95.108/fr/verification/019465c1-3f61-766c-9652-706e32dfb436' } });
 
 const getSettings = createRoute({
   method: 'get',

@@ -5,11 +5,13 @@
  * quantity at the sale's unit price, its amount (the line's share pro rata, as sale_refund worked it
  * out: the difference from quantity x unit price is the refunded share of the line's discounts), VAT
  * per rate, the total, the method, the reason and the total in words. Amounts are positive: the
- * document's title says they go back to the customer.
+ * document's title says they go back to the customer. Certified, it carries the authority's data and
+ * the authority number of the invoice it corrects (certification.ts).
  */
 import { paymentLabels } from '../lib/payment-labels.ts';
 import type { ReceiptInput, SaleRecord } from '../sales/schemas.ts';
 import type { ShopLogoImage } from '../shop/queries.ts';
+import { printedCertification } from './certification.ts';
 import { layoutDocument, type PrintedDocument, type PrintedLine } from './document.ts';
 import { renderDocumentHtml, type InvoiceFormat } from './document-html.ts';
 import { formatDateTime, formatXaf, LABELS, lineGross, type ReceiptLocale } from './format.ts';
@@ -78,6 +80,7 @@ export function creditNoteDocument(input: ReceiptInput, refund: SaleRefund, loca
       },
     ],
     shop_footer: false,
+    certification: printedCertification(refund.certification, 'credit_note', shop.timezone, locale),
   };
 }
 

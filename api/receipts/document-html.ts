@@ -13,6 +13,7 @@
 import { escapeHtml } from '../lib/html.ts';
 import type { ShopLogoImage } from '../shop/queries.ts';
 import type { Column, DocumentLayout, Field, Section, TableRow, Total } from './document.ts';
+import { qrSvg } from './qr.ts';
 
 export type InvoiceFormat = 'a4' | 'a3';
 
@@ -27,7 +28,7 @@ const cssString = (value: string) => `"${[...value].map((ch) => (/^[A-Za-z0-9]$/
  * still holds about twice the lines of A4 on its page.
  */
 const PAPER = {
-  a4: { size: 'A4', width: '210mm', margin: '8mm 10mm 12mm', fontSize: '8.5pt', cell: '.18em .45em', footer: '7.5pt' },
+  a4: { size: 'A4', width: '210mm', margin: '8mm 10mm 12mm', fontSize: '8.5pt', cell: '.15em .45em', footer: '7.5pt' },
   a3: { size: 'A3', width: '297mm', margin: '14mm 16mm 18mm', fontSize: '10.5pt', cell: '.32em .6em', footer: '9pt' },
 } as const;
 
@@ -83,6 +84,11 @@ table.vat td:first-child { white-space: nowrap; }
 .signature-box { border: 1px solid #999; padding: .3em .6em; min-height: 4.5em; }
 .signature-box p { margin-bottom: 1.2em; }
 .signature-box p.box-title { font-weight: bold; margin-bottom: .4em; }
+.certification { display: flex; gap: 1.2em; align-items: center; margin-top: .6em; border: 1px solid #ccc; padding: .4em .6em; }
+.certification figure { margin: 0; flex: 0 0 auto; text-align: center; color: #555; font-size: .9em; }
+.certification svg.qr { display: block; width: 26mm; height: 26mm; margin: .2em auto 0; }
+.certification .state { font-weight: bold; }
+.certification .authority-signature { margin-top: .2em; font-size: .85em; color: #444; overflow-wrap: anywhere; }
 @media print {
   html { background: none; }
   .page { width: auto; max-width: none; min-height: 0; margin: 0; padding: 0; }
@@ -156,6 +162,16 @@ export function renderDocumentHtml(layout: DocumentLayout, format: InvoiceFormat
     stamp ? `<p class="stamp ${stamp.tone}">${escapeHtml(stamp.text)}</p>` : '',
     ...party,
   ];
+  const { certification } = layout;
+  const certified = certification
+    ? [
+        '<section class="block certification">',
+        certification.qr ? `<figure><figcaption>${escapeHtml(certification.qr.caption)}</figcaption>${qrSvg(certification.qr.data)}</figure>` : '',
+        `<div>${certification.lines.map((entry) => (typeof entry === 'string' ? line(entry, 'state') : labelled(entry))).join('')}`,
+        certification.signature ? line(certification.signature, 'authority-signature') : '',
+        '</div></section>',
+      ].join('')
+    : '';
   const vatBlock = layout.vat ? `<div><h2>${escapeHtml(layout.vat.heading)}</h2>${table('vat', layout.vat.columns, layout.vat.rows)}</div>` : '<div></div>';
   // Where to pay and the boxes to sign in share the document's last row: side by side they leave room for 30 lines on A4.
   const closing = [
@@ -170,6 +186,7 @@ export function renderDocumentHtml(layout: DocumentLayout, format: InvoiceFormat
     table('lines', layout.lines.columns, layout.lines.rows),
     `<section class="block summary">${vatBlock}<div>${totals(layout.totals)}</div></section>`,
     layout.words ? `<p class="block words">${escapeHtml(layout.words)}</p>` : '',
+    certified,
     ...blocks(layout.sections),
     closing.length ? `<section class="block closing">${closing.join('')}</section>` : '',
     layout.footer.length ? `<footer class="block footer">${layout.footer.map((text) => line(text)).join('')}</footer>` : '',

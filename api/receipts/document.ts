@@ -16,8 +16,13 @@
  * - where to pay (bank details, mobile money merchant number) and, on a credit sale, the terms and
  *   the due date; lines to sign on.
  * A column no line fills (the discount of a sale without discounts) is left out.
+ *
+ * A certified record (CONTRACT section 14) prints the tax authority's data in a block of its own after
+ * the totals (certification.ts says what): the state, or the number, the time, the signature and the
+ * authority's QR code.
  */
 import type { ReceiptInput, SaleRecord } from '../sales/schemas.ts';
+import type { PrintedCertification } from './certification.ts';
 import { CAMEROON_VAT, cameroonVatParts, formatDateTime, formatQuantity, formatRate, formatXaf, groupDigits, LABELS, lineGross, paragraphs, vatRateLabel, type ReceiptLocale } from './format.ts';
 
 export type DocumentShop = ReceiptInput['shop'];
@@ -105,6 +110,8 @@ export interface PrintedDocument {
   signatures?: SignatureBox[];
   /** Whether the shop's receipt footer prints: not on a quote (its "ni reprises ni échangées" is about goods sold). */
   shop_footer: boolean;
+  /** The tax authority's certification of the invoice or credit note; none on a quote, nor in a shop that does not certify. */
+  certification?: PrintedCertification | null;
 }
 
 /** Everything the page prints, formatted, in order. */
@@ -126,6 +133,8 @@ export interface DocumentLayout {
   vat: (Table & { heading: string }) | null;
   totals: Total[];
   words: string | null;
+  /** After the words: what the tax authority certified, or that it has not yet. */
+  certification: PrintedCertification | null;
   sections: Section[];
   signatures: SignatureBox[];
   /** "Règlement": where the customer pays (bank, mobile money). */
@@ -246,6 +255,7 @@ export function layoutDocument(document: PrintedDocument, shop: DocumentShop, lo
     vat,
     totals,
     words: document.total_in_words,
+    certification: document.certification ?? null,
     sections: document.sections,
     signatures: document.signatures ?? [],
     pay_to: payTo.length ? { heading: t.payTo, lines: payTo } : null,

@@ -7,10 +7,14 @@
  * (GS ( k, model 2, error correction M): a customer's phone opens the invoice and its PDF from it.
  * The receipt number is printed in clear at the top. The shop's logo, when it prints on the paper,
  * heads the receipt as a raster image (GS v 0, made by logo-raster.ts), centred above the shop's name.
+ * A certified sale's receipt also prints the tax authority's QR code, captioned as the link's is, and
+ * the authority's signature in font B (ESC M 1), the printer's smaller one.
  */
 import type { ReceiptInput } from '../sales/schemas.ts';
-import type { ReceiptLocale } from './format.ts';
+import { wrap, type ReceiptLocale } from './format.ts';
 import { COLUMNS, receiptLayout, type PaperWidth } from './layout.ts';
+import { PRINTER_DOTS } from './logo-raster.ts';
+import { qrModules } from './qr.ts';
 
 const ESC = 0x1b;
 const GS = 0x1d;
@@ -46,13 +50,28 @@ export function encodeWindows1252(text: string): Uint8Array {
 /** Module size of the QR code in dots: 6 keeps a 40-character link about 2.2 cm wide on either paper. */
 const QR_MODULE_DOTS = 6;
 
-function qrCode(data: string): number[] {
+/** The quiet zone a reader needs on each side of the symbol, in modules (ISO/IEC 18004). */
+const QR_QUIET_ZONE = 4;
+
+/**
+ * The module size that fits the symbol and its quiet zone across the printed line: 6 dots while it
+ * fits (any payload up to about 180 characters, the authorities' 66 to 80 among them, on 58 mm paper),
+ * smaller for a longer one rather than a code the printer silently drops for being wider than its line.
+ * The printer chooses the symbol's version; ours (the smallest that holds the payload in one segment)
+ * is never smaller than the printer's, so the size holds.
+ */
+function qrModuleDots(data: string, width: PaperWidth): number {
+  const modules = qrModules(data).length + 2 * QR_QUIET_ZONE;
+  return Math.max(1, Math.min(QR_MODULE_DOTS, Math.floor(PRINTER_DOTS[width] / modules)));
+}
+
+function qrCode(data: string, width: PaperWidth): number[] {
   const payload = [...encodeWindows1252(data)];
   const stored = payload.length + 3;
   const fn = (bytes: number[]) => [GS, 0x28, 0x6b, bytes.length & 0xff, bytes.length >> 8, ...bytes];
   return [
     ...fn([0x31, 0x41, 0x32, 0x00]), // model 2
-    ...fn([0x31, 0x43, QR_MODULE_DOTS]), // module size
+    ...fn([0x31, 0x43, qrModuleDots(data, width)]), // module size
     ...fn([0x31, 0x45, 0x31]), // error correction M
     GS, 0x28, 0x6b, stored & 0xff, stored >> 8, 0x31, 0x50, 0x30, ...payload, // store the data
     ...fn([0x31, 0x51, 0x30]), // print it
@@ -69,6 +88,7 @@ export function renderEscPos(input: ReceiptInput, width: PaperWidth, locale: Rec
   let centred = false;
   let bold = false;
   let tall = false;
+  let small = false;
   const align = (on: boolean) => {
     if (on !== centred) bytes.push(ESC, 0x61, on ? 1 : 0);
     centred = on;
@@ -81,6 +101,11 @@ export function renderEscPos(input: ReceiptInput, width: PaperWidth, locale: Rec
     if (on !== tall) bytes.push(GS, 0x21, on ? 0x01 : 0x00);
     tall = on;
   };
+  const font = (smaller: boolean) => {
+    if (smaller !== small) bytes.push(ESC, 0x4d, smaller ? 1 : 0);
+    small = smaller;
+  };
+  const line = (text: string) => bytes.push(...encodeWindows1252(text), LF);
 
   if (logo) {
     // The printer centres the raster's whole bytes; logo-raster.ts centres the logo within them.
@@ -91,18 +116,22 @@ export function renderEscPos(input: ReceiptInput, width: PaperWidth, locale: Rec
     if (block.kind === 'qr') {
       emphasis(false);
       height(false);
+      font(false);
       align(true);
-      bytes.push(...qrCode(block.data), LF);
+      if (block.caption) wrap(block.caption, columns).forEach(line);
+      bytes.push(...qrCode(block.data, width), LF);
       continue;
     }
     align(block.centred ?? false);
     emphasis(block.bold ?? false);
     height(block.tall ?? false);
-    bytes.push(...encodeWindows1252(block.text), LF);
+    font(block.small ?? false);
+    line(block.text);
   }
   align(false);
   emphasis(false);
   height(false);
+  font(false);
   // A blank margin under the footer, then GS V 66 0: feed to the cutting position and cut partially.
   bytes.push(ESC, 0x64, 3, GS, 0x56, 0x42, 0x00);
   return Uint8Array.from(bytes);

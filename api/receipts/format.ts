@@ -194,6 +194,14 @@ export interface Labels {
   approval: string;
   approvalLines: string[];
   shopSignature: string;
+  certificationNo: string;
+  certifiedAt: string;
+  certificationPending: string;
+  invoiceNotCertified: string;
+  creditNoteNotCertified: string;
+  voidCertified: string;
+  authorityCheck: string;
+  salePageLink: string;
 }
 
 /** Every word a receipt, an invoice, a quote, a credit note or a receipt e-mail prints, in both languages. */
@@ -285,6 +293,14 @@ export const LABELS: Record<ReceiptLocale, Labels> = {
     approval: 'Bon pour accord',
     approvalLines: ['Date :', 'Nom, signature et cachet du client :'],
     shopSignature: 'Signature et cachet du vendeur',
+    certificationNo: 'N° de certification',
+    certifiedAt: 'Date de certification',
+    certificationPending: 'En attente de certification',
+    invoiceNotCertified: 'Facture non certifiée',
+    creditNoteNotCertified: 'Avoir non certifié',
+    voidCertified: 'Annulation certifiée',
+    authorityCheck: 'Vérification DGI',
+    salePageLink: 'Votre facture en ligne',
   },
   en: {
     invoice: 'Invoice',
@@ -373,6 +389,14 @@ export const LABELS: Record<ReceiptLocale, Labels> = {
     approval: 'Accepted',
     approvalLines: ['Date:', 'Customer\'s name, signature and stamp:'],
     shopSignature: 'Seller\'s signature and stamp',
+    certificationNo: 'Certification no.',
+    certifiedAt: 'Certified on',
+    certificationPending: 'Pending certification',
+    invoiceNotCertified: 'Invoice not certified',
+    creditNoteNotCertified: 'Credit note not certified',
+    voidCertified: 'Void certified',
+    authorityCheck: 'Tax authority check',
+    salePageLink: 'Your invoice online',
   },
 };
 

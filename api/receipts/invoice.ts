@@ -1,11 +1,13 @@
 /**
  * The sale's invoice (document.ts prints it, document-html.ts and pdf.ts render it): the cashier,
  * whether it is paid, the payment terms and due date of a credit sale, the payments, each credit note
- * with the lines it gave back and the net, a voided sale's mark.
+ * with the lines it gave back and the net, a voided sale's mark (and its certified void), the tax
+ * authority's certification.
  */
 import { paymentLabels } from '../lib/payment-labels.ts';
 import type { ReceiptInput } from '../sales/schemas.ts';
 import type { ShopLogoImage } from '../shop/queries.ts';
+import { printedCertification, voidCertified } from './certification.ts';
 import { layoutDocument, formatPoints, type PrintedDocument, type Section, type Total } from './document.ts';
 import { renderDocumentHtml, type InvoiceFormat } from './document-html.ts';
 import { formatDate, formatDateTime, formatQuantity, formatXaf, LABELS, type ReceiptLocale } from './format.ts';
@@ -98,6 +100,7 @@ export function invoiceDocument(input: ReceiptInput, locale: ReceiptLocale): Pri
           { label: t.dueDate, value: formatDate(addDays(shopDay(sale.created_at, shop.timezone), terms)) },
         ];
   const net = sale.total_xaf - refunded;
+  const certifiedVoid = voidCertified(sale, locale);
 
   return {
     kind: t.invoice,
@@ -109,7 +112,7 @@ export function invoiceDocument(input: ReceiptInput, locale: ReceiptLocale): Pri
       ...(sale.status === 'partially_refunded' ? [t.partiallyRefunded] : sale.status === 'refunded' ? [t.refunded] : []),
     ],
     stamp,
-    banner: left.voided ? { text: t.voidedSale, at: sale.voided_at, details: sale.void_reason ? [{ label: t.voidReason, value: sale.void_reason }] : [] } : null,
+    banner: left.voided ? { text: t.voidedSale, at: sale.voided_at, details: [...(sale.void_reason ? [{ label: t.voidReason, value: sale.void_reason }] : []), ...(certifiedVoid ? [certifiedVoid] : [])] } : null,
     customer,
     lines: sale.items,
     subtotal_xaf: sale.subtotal_xaf,
@@ -131,6 +134,7 @@ export function invoiceDocument(input: ReceiptInput, locale: ReceiptLocale): Pri
     sections,
     signatures: left.on_account ? [{ title: t.signature, lines: [`${t.date}${colon}`] }] : [],
     shop_footer: true,
+    certification: printedCertification(sale.certification, 'invoice', shop.timezone, locale),
   };
 }
 

@@ -4,12 +4,17 @@
  */
 import { paymentLabels } from '../lib/payment-labels.ts';
 import type { ReceiptInput, SaleRecord } from '../sales/schemas.ts';
+import { printedCertification, voidCertified } from './certification.ts';
 import { field, formatDateTime, formatQuantity, formatRate, formatXaf, groupDigits, LABELS, lineGross, paragraphs, row, wrap, type ReceiptLocale } from './format.ts';
 
-/** One printed line (already fitted to the width), or the QR code of the sale's shared page. */
+/**
+ * One printed line (already fitted to the width; a `small` one, the authority's signature, in the
+ * printer's smaller font), or a QR code: the sale's shared page, the tax authority's. A receipt that
+ * carries both captions each (`caption`, a line above it), so that a customer knows which is which.
+ */
 export type ReceiptBlock =
-  | { kind: 'line'; text: string; centred?: boolean; bold?: boolean; tall?: boolean }
-  | { kind: 'qr'; data: string };
+  | { kind: 'line'; text: string; centred?: boolean; bold?: boolean; tall?: boolean; small?: boolean }
+  | { kind: 'qr'; data: string; caption?: string };
 
 export type PaperWidth = 58 | 80;
 
@@ -63,6 +68,9 @@ export function discountParts(sale: SaleRecord): { lines: number; promotions: nu
  * `pageLink`: the sale's shared page (share-routes.ts, `receiptPageLink`), printed as a QR code that a
  * customer scans for the invoice and its PDF; the text renderings, which nobody scans, give none. A
  * voided sale's page is gone, so its receipt prints no code.
+ *
+ * The tax authority's certification (certification.ts) prints after the payments and refunds: its
+ * state, or its number, time, signature and QR code; a voided sale's certified void under its mark.
  */
 export function receiptLayout(input: ReceiptInput, columns: number, locale: ReceiptLocale, pageLink?: string): ReceiptBlock[] {
   const { sale, shop, customer } = input;
@@ -89,6 +97,8 @@ export function receiptLayout(input: ReceiptInput, columns: number, locale: Rece
     centred(`*** ${t.voided} ***`, { bold: true, tall: true });
     if (sale.voided_at) centred(formatDateTime(sale.voided_at, tz));
     if (sale.void_reason) plain(field(t.voidReason, sale.void_reason, locale, columns));
+    const certifiedVoid = voidCertified(sale, locale);
+    if (certifiedVoid) plain(field(certifiedVoid.label, certifiedVoid.value, locale, columns));
     rule();
   }
 
@@ -145,6 +155,17 @@ export function receiptLayout(input: ReceiptInput, columns: number, locale: Rece
     }
   }
 
+  const certification = printedCertification(sale.certification, 'invoice', tz, locale);
+  if (certification) {
+    rule();
+    for (const line of certification.lines) {
+      if (typeof line === 'string') centred(line, { bold: true });
+      else plain(field(line.label, line.value, locale, columns));
+    }
+    if (certification.signature) wrap(certification.signature, columns).forEach((text) => blocks.push({ kind: 'line', text, centred: true, small: true }));
+    if (certification.qr) blocks.push({ kind: 'qr', data: certification.qr.data, caption: certification.qr.caption });
+  }
+
   if (sale.status === 'voided') {
     rule();
     centred(`*** ${t.voided} ***`, { bold: true, tall: true });
@@ -158,7 +179,7 @@ export function receiptLayout(input: ReceiptInput, columns: number, locale: Rece
   }
 
   blank();
-  if (pageLink && sale.status !== 'voided') blocks.push({ kind: 'qr', data: pageLink });
+  if (pageLink && sale.status !== 'voided') blocks.push({ kind: 'qr', data: pageLink, ...(certification?.qr ? { caption: t.salePageLink } : {}) });
   const footer = paragraphs(shop.receipt_footer);
   if (footer.length > 0) {
     blank();

@@ -4,7 +4,8 @@
  * - an A4 document (invoice, credit note, quote) from its layout (document.ts), printing the same
  *   texts in the same order as its HTML page (document-html.ts): the seller with its logo, the title
  *   block (details, stamp, customer), a voided document's banner, the lines, the VAT breakdown beside
- *   the totals, the words, the sections, where to pay, the boxes to sign, the shop's footer;
+ *   the totals, the words, the tax authority's certification (its QR code a pdfmake `qr` node), the
+ *   sections, where to pay, the boxes to sign, the shop's footer;
  * - the till receipt on its roll (58 or 80 mm wide, as long as its content), the ESC/POS receipt's
  *   lines (layout.ts) in a monospace font so that its columns line up as the printer's.
  *
@@ -22,6 +23,7 @@ import { layoutDocument, type Column, type DocumentLayout, type Field, type Sect
 import { LABELS, type ReceiptLocale } from './format.ts';
 import { invoiceDocument } from './invoice.ts';
 import { COLUMNS, receiptLayout, type PaperWidth } from './layout.ts';
+import { qrFit } from './qr.ts';
 
 /** The word a document's file is named after, in ASCII (a file name survives every mail client and file system). */
 const FILE_WORD = {
@@ -211,6 +213,40 @@ export function renderDocumentPdf(layout: DocumentLayout, logo: ShopLogoImage | 
     ],
     columnGap: 20,
   };
+  // The authority's QR code in modules of 2 pt (0.7 mm): 26 mm for its 66 to 80 characters, beside its number and signature
+  // (which may be a token without a space: it breaks anywhere rather than run off the page).
+  const { certification } = layout;
+  const certified: Content[] = certification
+    ? [
+        block(
+          [
+            boxed(
+              [
+                {
+                  columns: [
+                    ...(certification.qr
+                      ? [{ width: 'auto', stack: [{ text: certification.qr.caption, color: GREY, alignment: 'center' }, { qr: certification.qr.data, fit: qrFit(certification.qr.data, 2), eccLevel: 'M', alignment: 'center', margin: [0, 2, 0, 0] }] } as Content]
+                      : []),
+                    {
+                      width: '*',
+                      stack: [
+                        ...certification.lines.map((entry) => (typeof entry === 'string' ? { text: entry, bold: true } : labelled(entry))),
+                        ...(certification.signature ? [{ text: certification.signature, fontSize: 6.5, color: '#444444', wordBreak: 'break-all', margin: [0, 2, 0, 0] } as Content] : []),
+                      ],
+                    },
+                  ],
+                  columnGap: 12,
+                },
+              ],
+              boxLayout('#cccccc', 0.7, 3),
+            ),
+          ],
+          certification.qr ? 8 : certification.lines.length + 1,
+          [0, 6, 0, 0],
+        ),
+      ]
+    : [];
+
   const signature = (box: SignatureBox): Content =>
     boxed([{ text: box.title, bold: true, margin: [0, 0, 0, 4] }, ...box.lines.map((text) => ({ text, margin: [0, 0, 0, 14] as [number, number, number, number] }))], boxLayout('#999999', 0.7, 3), 62);
 
@@ -225,6 +261,7 @@ export function renderDocumentPdf(layout: DocumentLayout, logo: ShopLogoImage | 
     { ...table(layout.lines.name, layout.lines.columns, layout.lines.rows), margin: [0, 6, 0, 0] },
     block([summary], Math.max((layout.vat?.rows.length ?? 0) + 3, layout.totals.length), [0, 6, 0, 0]),
     ...(layout.words ? [block([{ text: layout.words, italics: true }], paragraphLines([layout.words]), [0, 6, 0, 0])] : []),
+    ...certified,
     ...blocks(layout.sections),
     // Where to pay and the boxes to sign in share the last row, as on the HTML page.
     ...(closing.length ? [block([{ columns: closing, columnGap: 20 }], Math.max(layout.pay_to ? layout.pay_to.lines.length + 2 : 0, ...layout.signatures.map((box) => box.lines.length * 2 + 2)), [0, 8, 0, 0])] : []),
@@ -265,19 +302,36 @@ export function creditNotePdf(input: ReceiptInput, refund: SaleRecord['refunds']
 const RECEIPT_CHARACTER = 1.5 * MM;
 const MONO_ADVANCE = 0.6;
 
+/** The printer's font B is 9 dots wide to font A's 12. */
+const SMALL_FONT = 0.75;
+
+/** The side of the receipt's QR codes: 25 mm, or larger rather than modules under 2 pt (a long payload), never wider than the line. */
+const RECEIPT_QR = 25 * MM;
+
+function receiptQrFit(data: string, line: number): number {
+  const side = qrFit(data, 1);
+  const module = Math.max(1, Math.min(Math.max(2, Math.floor(RECEIPT_QR / side)), Math.floor(line / side)));
+  return side * module;
+}
+
 /**
  * The till receipt as a PDF as wide as its paper roll and as long as its content: the lines of the
  * ESC/POS receipt in the same order, centred and bold where the printer centres and emphasises them,
- * double-height lines (the total) set apart, the QR code of the sale's page when given one.
+ * double-height lines (the total) set apart, small ones (the authority's signature) in a smaller size
+ * as the printer's font B, the QR codes (the sale's page when given one, the tax authority's) under
+ * their captions.
  */
 export function receiptPdf(input: ReceiptInput, width: PaperWidth, locale: ReceiptLocale, pageLink?: string): Promise<Buffer> {
   const columns = COLUMNS[width];
   const side = (width * MM - columns * RECEIPT_CHARACTER) / 2;
   const fontSize = RECEIPT_CHARACTER / MONO_ADVANCE;
-  const content: Content[] = receiptLayout(input, columns, locale, pageLink).map((line) =>
+  const content: Content[] = receiptLayout(input, columns, locale, pageLink).flatMap((line): Content[] =>
     line.kind === 'qr'
-      ? { qr: line.data, fit: 25 * MM, eccLevel: 'M', alignment: 'center', margin: [0, 4, 0, 4] }
-      : {
+      ? [
+          ...(line.caption ? [{ text: line.caption, alignment: 'center', margin: [0, 4, 0, 0] } as Content] : []),
+          { qr: line.data, fit: receiptQrFit(line.data, columns * RECEIPT_CHARACTER), eccLevel: 'M', alignment: 'center', margin: [0, 4, 0, 4] },
+        ]
+      : [{
           // Lines come fitted to the columns: never wrapped again. A blank line keeps its height; the spaces that pad a label to its amount stay.
           text: line.text || ' ',
           noWrap: true,
@@ -285,8 +339,9 @@ export function receiptPdf(input: ReceiptInput, width: PaperWidth, locale: Recei
           preserveTrailingSpaces: true,
           alignment: line.centred ? 'center' : 'left',
           bold: line.bold ?? false,
+          ...(line.small ? { fontSize: fontSize * SMALL_FONT } : {}),
           ...(line.tall ? { margin: [0, fontSize * 0.4, 0, fontSize * 0.4] as [number, number, number, number] } : {}),
-        },
+        }],
   );
   return renderPdf({
     info: { title: `${LABELS[locale].receiptNo} ${input.sale.receipt_no} - ${input.shop.name}`, author: input.shop.name },

@@ -4,7 +4,8 @@
  * any phone: the shop, the document's number and date, then a card with the total in large type, the
  * balance due of a credit sale and the button to download the PDF. Then the lines as blocks (the name
  * on its own lines, "quantity x unit price" and the amount under it), the VAT, the payments, the
- * refunds and the shop's footer.
+ * refunds, the tax authority's certification (certification.ts: its state, or its number, signature and
+ * QR code as an inline SVG) and the shop's footer.
  *
  * Nothing scrolls sideways from 320 px up: every text may break anywhere (a 120-character name
  * without a space, a footer of one long word), an amount never breaks but always has a line to
@@ -20,6 +21,8 @@ import type { QuoteDocumentInput } from '../quotes/document.ts';
 import type { ReceiptInput, SaleRecord } from '../sales/schemas.ts';
 import type { ShopLogoImage } from '../shop/queries.ts';
 import { escapeHtml } from '../lib/html.ts';
+import { printedCertification, type PrintedCertification } from './certification.ts';
+import { qrSvg } from './qr.ts';
 import { formatDate, formatDateTime, formatQuantity, formatRate, formatXaf, groupDigits, LABELS, lineGross, paragraphs, type ReceiptLocale } from './format.ts';
 import { discountParts, paymentsMade, receiptLayout, standing, COLUMNS } from './layout.ts';
 
@@ -82,6 +85,8 @@ interface PhoneDocument {
   lines: PageLine[];
   totals: Row[];
   sections: { heading: string; rows: Row[]; notes?: string[] }[];
+  /** The tax authority's certification of the sale; none on a quote. */
+  certification: PrintedCertification | null;
   notes: string[];
 }
 
@@ -135,12 +140,17 @@ ul.lines li:first-child { padding-top: 0; }
 .notes p + p { margin-top: 6px; }
 footer { margin: 16px 0 8px; text-align: center; color: #5b616b; font-size: .875rem; }
 footer p + p { margin-top: 4px; }
+.certification .state { font-weight: 600; }
+.certification .signature { margin-top: 4px; color: #5b616b; font-size: .8125rem; }
+.certification figure { margin: 12px 0 0; text-align: center; color: #5b616b; font-size: .875rem; }
+.certification svg.qr { display: block; width: min(60vw, 220px); height: auto; margin: 6px auto 0; }
 .paper { margin-top: 12px; padding: 16px 8px; background: #fff; border-radius: 4px; font-family: ui-monospace, "DejaVu Sans Mono", "Liberation Mono", Menlo, Consolas, monospace;
   font-size: min(16px, calc((100vw - 48px) / 19.5)); line-height: 1.3; white-space: pre-wrap; }
 .paper .l { min-height: 1.3em; }
 .paper .c { text-align: center; }
 .paper .b { font-weight: 700; }
 .paper .t { padding: .2em 0; }
+.paper .s { font-size: .75em; }
 `;
 
 const colonOf = (locale: ReceiptLocale) => (locale === 'fr' ? ' :' : ':');
@@ -242,12 +252,24 @@ function phonePage(document: PhoneDocument, shop: ReceiptInput['shop'], logo: Sh
     ].join(''),
   );
 
+  const { certification } = document;
+  const certified = certification
+    ? [
+        '<section class="card certification" id="certification">',
+        ...certification.lines.map((entry) => (typeof entry === 'string' ? paragraph(entry, 'state') : paragraph(`${entry.label}${colonOf(locale)} ${entry.value}`))),
+        certification.signature ? paragraph(certification.signature, 'signature') : '',
+        certification.qr ? `<figure><figcaption>${escapeHtml(certification.qr.caption)}</figcaption>${qrSvg(certification.qr.data)}</figure>` : '',
+        '</section>',
+      ].join('')
+    : '';
+
   return pageHtml(locale, document.title, shop.name, [
     header,
     document.banner ? paragraph(document.banner.text, document.banner.tone === 'good' ? 'banner good' : 'banner') : '',
     summary,
     itemsCard,
     ...sections,
+    certified,
     document.notes.length ? `<section class="card notes">${document.notes.map((note) => paragraph(note)).join('')}</section>` : '',
     shopFooter(shop, w, locale),
   ]);
@@ -334,6 +356,7 @@ export function renderSalePage(input: ReceiptInput, locale: ReceiptLocale, logo:
         ...(payments.length ? [{ heading: w.payments, rows: payments }] : []),
         ...(refunds.length ? [{ heading: w.refunds, rows: refunds }] : []),
       ],
+      certification: printedCertification(sale.certification, 'invoice', shop.timezone, locale),
       notes: [],
     },
     shop,
@@ -390,6 +413,7 @@ export function renderQuotePage(input: QuoteDocumentInput, locale: ReceiptLocale
         ...(quote.vat_breakdown.length ? [{ heading: w.vatIncluded, rows: vatRows(quote.vat_breakdown, w, locale) }] : []),
         ...(note.length ? [{ heading: w.note, rows: [], notes: note }] : []),
       ],
+      certification: null,
       notes: [w.quoteNotice],
     },
     shop,
@@ -407,7 +431,7 @@ export function renderReceiptPage(input: ReceiptInput, locale: ReceiptLocale, li
   const w = words(locale);
   const lines = receiptLayout(input, COLUMNS[58], locale).flatMap((block) => {
     if (block.kind !== 'line') return [];
-    const classes = ['l', block.centred ? 'c' : '', block.bold ? 'b' : '', block.tall ? 't' : ''].filter(Boolean).join(' ');
+    const classes = ['l', block.centred ? 'c' : '', block.bold ? 'b' : '', block.tall ? 't' : '', block.small ? 's' : ''].filter(Boolean).join(' ');
     return [`<div class="${classes}">${escapeHtml(block.centred ? block.text.trim() : block.text)}</div>`];
   });
   return pageHtml(locale, `${w.receiptNo} ${input.sale.receipt_no}`, input.shop.name, [

@@ -55,7 +55,8 @@ const EscPosReceipt = z
       description:
         'The bytes to send to the printer as they are: ESC @, code page WPC1252 (ESC t 16, text in Windows-1252), the shop\'s logo as a raster ' +
         'image (GS v 0, centred with ESC a 1) when it prints, the shop header, lines, totals, ' +
-        'VAT per rate, payments and change, the link to the sale\'s page as a QR code (GS ( k, model 2; none on a voided sale\'s), the footer, a feed ' +
+        'VAT per rate, payments and change, the tax authority\'s certification when the shop certifies (its state, or its number, time, signature in ' +
+        'font B with ESC M 1 and QR code), the link to the sale\'s page as a QR code (GS ( k, model 2; none on a voided sale\'s), the footer, a feed ' +
         'and a partial cut (GS V 66 0).',
     }),
   })
@@ -96,6 +97,9 @@ const receiptRoute = createRoute({
     'time zone; amounts read `12 500 FCFA`. A voided sale prints VOIDED / ANNULÉ at the top and the bottom. The QR code is a short link to the ' +
     'sale\'s page (as POST /sales/{sale_id}/share answers `url`), the same at every print (a reprint gives the same bytes), working ' +
     `${RECEIPT_LINK_DAYS} days from the sale: a customer scans it for the invoice and its PDF. ` +
+    'A sale the tax authority certified (CONTRACT section 14) also prints the authority\'s number, the time it certified, its signature and its ' +
+    'QR code, each code then under a caption ("Vérification DGI", "Votre facture en ligne"); before it did, "En attente de certification"; ' +
+    'after a rejection, "Facture non certifiée". A reprint renders the sale as it is now, so it carries the number once the authority answered. ' +
     'The shop\'s logo (PUT /shop/logo) heads the receipt as a one-bit raster image (GS v 0 at normal density, dithered, centred): at most 60 % ' +
     `of the printed line (230 dots of 384 on 58 mm paper, 346 of 576 on 80 mm), never wider than the logo's own pixels, at most ${MAX_LOGO_DOTS_HIGH} ` +
     `dots (2 cm) high. The receipt prints without it when it is a JPEG (no JPEG decoder on the server; documents and pages still show it), an ` +
@@ -168,7 +172,8 @@ const invoiceRoute = createRoute({
   summary: 'The invoice as one printable HTML page, or as an A4 PDF (any shop user)',
   description:
     'A self-contained page for the browser\'s print dialogue: inline CSS with `@page` sized A4 or A3, no external request of any kind (no link, ' +
-    'script or font; the shop\'s logo inline), the shop\'s legal details and tax id, the customer, the lines, the VAT breakdown per rate, the totals and the payments. ' +
+    'script or font; the shop\'s logo inline), the shop\'s legal details and tax id, the customer, the lines, the VAT breakdown per rate, the totals and the payments; ' +
+    'in a shop that certifies, the tax authority\'s number, signature and QR code (an inline SVG) or the certification\'s state, and a voided sale\'s certified void. ' +
     'With `format=pdf`, the same document as an A4 PDF (`application/pdf`, fonts embedded, the lines\' header repeated on every page, "Page x / y" at each foot), ' +
     'shown inline as `facture-1042.pdf` / `invoice-1042.pdf`.',
   security: bearer,
@@ -191,7 +196,8 @@ const creditNoteRoute = createRoute({
     'after the refund\'s `credit_note_no` (gap-free per shop). It names the invoice it corrects (the sale\'s receipt number and date, ' +
     '"Facture n° 1042 du 21/11/2026 10:14"), the shop\'s legal details and the customer as the invoice prints them, the lines given back ' +
     '(quantity, unit price, the refunded share of the line\'s discounts, amount), the VAT given back per rate (base and VAT), the total, ' +
-    'the refund\'s method and reason, and the total in words ("Arrêté le présent avoir à la somme de..."). ' +
+    'the refund\'s method and reason, and the total in words ("Arrêté le présent avoir à la somme de..."); in a shop that certifies, the ' +
+    'credit note\'s own certification and the authority number of the invoice it corrects. ' +
     'With `format=pdf`, the same document as an A4 PDF, shown inline as `avoir-3.pdf` / `credit-note-3.pdf`. ' +
     'A refund that is not of this sale, or a sale of another shop, is a 404.',
   security: bearer,

@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { ATTRIBUTE_LOYALTY, CREATE_SALE, REFUND, REFUND_SALE, SALE, VOID_SALE } from './examples.ts';
 import { Certification } from '../fiscal/certification-schemas.ts';
-import { IsoDate, ListQuery, Money, optionalText, PositiveQuantity, requiredText, Timestamp, TillCreatedAt, TO_NOT_BEFORE_FROM, toNotBeforeFrom, UnitMoney, Uuid, VatRate } from '../schemas.ts';
+import { IsoDate, ListQuery, nullableRef, Money, optionalText, PositiveQuantity, requiredText, Timestamp, TillCreatedAt, TO_NOT_BEFORE_FROM, toNotBeforeFrom, UnitMoney, Uuid, VatRate } from '../schemas.ts';
 
 export const SaleStatus = z.enum(['completed', 'voided', 'partially_refunded', 'refunded']);
 export const SaleMethod = z.enum(['cash', 'carrier1_momo', 'carrier2_money', 'card', 'bank', 'credit']);
@@ -51,7 +51,7 @@ export const RefundRecord = z
     vat_xaf: z.number().int(),
     items: z.array(z.object({ sale_item_id: Uuid, quantity: z.number(), total_xaf: z.number().int(), vat_xaf: z.number().int() })),
     created_at: Timestamp,
-    certification: Certification.nullable().openapi({ description: 'The credit note\'s certification by the tax authority; null when the shop does not certify.' }),
+    certification: nullableRef(Certification, 'The credit note\'s certification by the tax authority; null when the shop does not certify.'),
   })
   .openapi('Refund', { example: REFUND });
 
@@ -89,10 +89,11 @@ export const SaleRecord = z
     payments: z.array(SalePaymentRecord),
     refunds: z.array(RefundRecord),
     vat_breakdown: z.array(VatLine),
-    certification: Certification.nullable().openapi({
-      description: 'The sale\'s certification by the tax authority (CONTRACT section 14); null when the shop does not certify (FISCAL_PROVIDER none, or made before it did).',
-    }),
-    void_certification: Certification.nullable().openapi({ description: 'A voided sale\'s void, certified as a credit note for the whole sale; null otherwise.' }),
+    certification: nullableRef(
+      Certification,
+      'The sale\'s certification by the tax authority (CONTRACT section 14); null when the shop does not certify (FISCAL_PROVIDER none, or made before it did).',
+    ),
+    void_certification: nullableRef(Certification, 'A voided sale\'s void, certified as a credit note for the whole sale; null otherwise.'),
     quote_id: Uuid.nullable().openapi({ description: 'The quote this sale was converted from (POST /quotes/{quote_id}/convert).' }),
     void_reason: z.string().nullable(),
     voided_at: Timestamp.nullable(),

@@ -38,7 +38,7 @@ const totalsOf = (page: DocumentLayout) => Object.fromEntries(page.totals.map((r
 function refund(credit_note_no: number, created_at: string, items: Refund['items'], fields: Partial<Refund> = {}): Refund {
   const total_xaf = items.reduce((sum, part) => sum + part.total_xaf, 0);
   const vat_xaf = items.reduce((sum, part) => sum + part.vat_xaf, 0);
-  return { id: `00000000-0000-4000-a000-${String(credit_note_no).padStart(12, '0')}`, credit_note_no, method: 'cash', reason: 'Article abîmé', total_xaf, vat_xaf, items, created_at, ...fields };
+  return { id: `00000000-0000-4000-a000-${String(credit_note_no).padStart(12, '0')}`, credit_note_no, method: 'cash', reason: 'Article abîmé', total_xaf, vat_xaf, items, created_at, certification: null, ...fields };
 }
 
 /**

@@ -228,7 +228,7 @@ t.test('refunds are listed with their date and method', async (t) => {
   const input = receiptInput({
     sale: {
       status: 'partially_refunded',
-      refunds: [{ id: '9a0b1c2d-3e4f-4a5b-8c6d-7e8f9a0b1c2d', credit_note_no: 1, method: 'cash', reason: null, total_xaf: 1500, vat_xaf: 0, items: [], created_at: '2026-11-22T09:00:00Z' }],
+      refunds: [{ id: '9a0b1c2d-3e4f-4a5b-8c6d-7e8f9a0b1c2d', credit_note_no: 1, method: 'cash', reason: null, total_xaf: 1500, vat_xaf: 0, items: [], created_at: '2026-11-22T09:00:00Z', certification: null }],
     },
   });
   const printed = lines(input, 58);

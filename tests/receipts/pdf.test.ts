@@ -131,7 +131,7 @@ t.test('a block too long for one page breaks rather than loses rows: a sale of 6
   input.sale.refunds = input.sale.items.map((line, index) => ({
     id: `00000000-0000-4000-a000-${String(index + 1).padStart(12, '0')}`, credit_note_no: index + 1, method: 'cash' as const, reason: null,
     total_xaf: line.total_xaf, vat_xaf: line.vat_xaf, items: [{ sale_item_id: line.id, quantity: line.quantity, total_xaf: line.total_xaf, vat_xaf: line.vat_xaf }],
-    created_at: '2026-11-22T09:00:00.000Z',
+    created_at: '2026-11-22T09:00:00.000Z', certification: null,
   }));
   const pdf = await invoicePdf(input, 'fr', null);
   const text = pdfText(pdf);
@@ -165,7 +165,7 @@ t.test('a refund\'s credit note is a PDF of its own: "Avoir n° 3", the invoice 
   const [first, second] = input.sale.items;
   const refund: SaleRecord['refunds'][number] = {
     id: '00000000-0000-4000-a000-000000000003', credit_note_no: 3, method: 'cash', reason: 'Tôle abîmée', total_xaf: 3850, vat_xaf: vatIn(3850, 19.25),
-    items: [{ sale_item_id: second!.id, quantity: 1, total_xaf: 3850, vat_xaf: vatIn(3850, 19.25) }], created_at: '2026-11-22T09:00:00.000Z',
+    items: [{ sale_item_id: second!.id, quantity: 1, total_xaf: 3850, vat_xaf: vatIn(3850, 19.25) }], created_at: '2026-11-22T09:00:00.000Z', certification: null,
   };
   input.sale.status = 'partially_refunded';
   input.sale.refunds = [refund];

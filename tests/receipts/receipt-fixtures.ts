@@ -73,6 +73,8 @@ export function sampleSale(fields: Partial<SaleRecord> = {}): SaleRecord {
       { rate: 0, base_xaf: 1500, vat_xaf: 0, total_xaf: 1500 },
       { rate: 19.25, base_xaf: 13208, vat_xaf: 2542, total_xaf: 15750 },
     ],
+    certification: null,
+    void_certification: null,
     quote_id: null,
     void_reason: null,
     voided_at: null,
@@ -118,11 +120,12 @@ export type EscPosEvent =
   | { kind: 'align'; value: number }
   | { kind: 'bold'; on: boolean }
   | { kind: 'size'; value: number }
+  | { kind: 'font'; value: number }
   | { kind: 'feed'; lines: number }
   | { kind: 'qr'; fn: number; params: number[] }
   | { kind: 'raster'; mode: number; widthBytes: number; height: number; data: number[] }
   | { kind: 'cut'; mode: number; feed: number }
-  | { kind: 'text'; bytes: number[]; text: string; align: number; bold: boolean; size: number };
+  | { kind: 'text'; bytes: number[]; text: string; align: number; bold: boolean; size: number; font: number };
 
 const cp1252 = new TextDecoder('windows-1252');
 
@@ -131,6 +134,7 @@ export function readEscPos(bytes: Uint8Array): EscPosEvent[] {
   let align = 0;
   let bold = false;
   let size = 0;
+  let font = 0;
   let line: number[] = [];
   let i = 0;
   const take = () => {
@@ -140,7 +144,7 @@ export function readEscPos(bytes: Uint8Array): EscPosEvent[] {
   while (i < bytes.length) {
     const byte = take();
     if (byte === 0x0a) {
-      events.push({ kind: 'text', bytes: line, text: cp1252.decode(Uint8Array.from(line)), align, bold, size });
+      events.push({ kind: 'text', bytes: line, text: cp1252.decode(Uint8Array.from(line)), align, bold, size, font });
       line = [];
     } else if (byte === 0x1b) {
       const command = take();
@@ -149,6 +153,7 @@ export function readEscPos(bytes: Uint8Array): EscPosEvent[] {
       else if (command === 0x61) events.push({ kind: 'align', value: (align = take()) });
       else if (command === 0x45) events.push({ kind: 'bold', on: (bold = take() === 1) });
       else if (command === 0x64) events.push({ kind: 'feed', lines: take() });
+      else if (command === 0x4d) events.push({ kind: 'font', value: (font = take()) });
       else throw new Error(`unknown ESC command 0x${command.toString(16)}`);
     } else if (byte === 0x1d) {
       const command = take();
