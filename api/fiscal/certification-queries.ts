@@ -30,7 +30,7 @@ export async function findSettings(tx: Tx): Promise<SettingsRow | null> {
 /** The VAT rates the shop sells at: its default and every active product's and variant's, each with up to three products naming it. */
 export async function shopVatRates(tx: Tx): Promise<{ rate: string; products: string[] }[]> {
   return tx<{ rate: string; products: string[] }[]>`
-    select trim_scale(rate)::text as rate, (array_agg(name order by name) filter (where name is not null))[1:3] as products
+    select trim_scale(rate)::text as rate, coalesce((array_agg(name order by name) filter (where name is not null))[1:3], '{}') as products
       from (select default_vat_rate as rate, null::text as name from shops where id = app_shop_id()
             union all
             select vat_rate, name from products where active and vat_rate is not null) rates

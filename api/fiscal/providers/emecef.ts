@@ -1,4 +1,5 @@
 import type { Config } from '../../config.ts';
+import { authorityCall, type Failure, readJsonObject } from './http.ts';
 import type { CertificationLine, CertificationRequest, Certified, DeliveryOutcome, DeliveryState, FiscalProvider, Journal } from './types.ts';
 
 type EmecefConfig = Pick<Config, 'EMECEF_BASE_URL' | 'FISCAL_TIMEOUT_MS'>;
@@ -46,9 +47,6 @@ const EMECEF_NOT_PENDING = '20';
 const ITEM_NAME_MAX = 120;
 const TOKEN_REFUSED = 'e-MECeF refused the token (401)';
 
-/** Errors whose request certainly never reached the server (Node's fetch puts the system's code in `cause`). */
-const NEVER_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT']);
-
 interface ItemDto {
   code?: string;
   name: string;
@@ -77,9 +75,6 @@ interface SecurityElements {
   counters: string;
   nim: string;
 }
-
-/** A call's answer, or why there is none: `refused` when it never reached e-MCF, `lost` when it may have. */
-type Failure = { failure: 'refused' | 'lost'; detail: string };
 
 /** "2", "1.250": the quantity in thousandths, exactly; null for text of another shape. */
 function thousandths(quantity: string): bigint | null {
@@ -179,34 +174,8 @@ const errorOf = (body: Record<string, unknown> | null): { code: string; text: st
 export function emecef(config: EmecefConfig): FiscalProvider {
   const base = `${config.EMECEF_BASE_URL.replace(/\/+$/, '')}/invoice`;
 
-  const call = async (token: string, method: string, path: string, body?: unknown): Promise<Response | Failure> => {
-    try {
-      return await fetch(`${base}${path}`, {
-        method,
-        headers: {
-          authorization: `Bearer ${token}`,
-          accept: 'application/json',
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-        signal: AbortSignal.timeout(config.FISCAL_TIMEOUT_MS),
-      });
-    } catch (error) {
-      const code = (error as { cause?: { code?: unknown } }).cause?.code;
-      if (typeof code === 'string' && NEVER_CONNECTED.has(code)) return { failure: 'refused', detail: `unreachable (${code})` };
-      return { failure: 'lost', detail: (error as Error).name === 'TimeoutError' ? 'timed out' : 'connection lost' };
-    }
-  };
-
-  /** The answer's JSON object, or null (a body cut short by the timeout reads as null too). */
-  const readJson = async (response: Response): Promise<Record<string, unknown> | null> => {
-    try {
-      const body: unknown = await response.json();
-      return body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : null;
-    } catch {
-      return null;
-    }
-  };
+  const call = (token: string, method: string, path: string, body?: unknown) =>
+    authorityCall(`${base}${path}`, { method, token, body, timeoutMs: config.FISCAL_TIMEOUT_MS });
 
   const describe = (what: string, answer: Response | Failure) => `e-MECeF ${what}: ${'failure' in answer ? answer.detail : `HTTP ${answer.status}`}`;
 
@@ -233,7 +202,7 @@ export function emecef(config: EmecefConfig): FiscalProvider {
       if ('failure' in answer) return { outcome: 'not_sent', detail: describe('status', answer) };
       if (answer.status === 401) return { outcome: 'not_sent', detail: TOKEN_REFUSED };
       if (answer.status !== 200) return { outcome: 'not_sent', detail: describe('status', answer) };
-      const status = await readJson(answer);
+      const status = await readJsonObject(answer);
       if (!status) return { outcome: 'not_sent', detail: 'e-MECeF status: an answer of another shape' };
       if (status.status === false) return { outcome: 'not_sent', detail: 'e-MECeF status: the API says it is not operational' };
       const pending = Array.isArray(status.pendingRequestsList) ? status.pendingRequestsList : [];
@@ -244,7 +213,7 @@ export function emecef(config: EmecefConfig): FiscalProvider {
         if ('failure' in cancelled) return { outcome: 'not_sent', detail: describe('cancel of a pending request', cancelled) };
         if (cancelled.status === 401) return { outcome: 'not_sent', detail: TOKEN_REFUSED };
         if (cancelled.status !== 200) return { outcome: 'not_sent', detail: describe('cancel of a pending request', cancelled) };
-        const error = errorOf(await readJson(cancelled));
+        const error = errorOf(await readJsonObject(cancelled));
         // 20: it expired meanwhile, which is as good.
         if (error && error.code !== EMECEF_NOT_PENDING) return { outcome: 'not_sent', detail: `e-MECeF cancel of a pending request: error ${error.code}: ${error.text}` };
       }
@@ -271,7 +240,7 @@ export function emecef(config: EmecefConfig): FiscalProvider {
       if ('failure' in answer) return first && answer.failure === 'refused' ? back(describe('confirm', answer)) : lost(describe('confirm', answer));
       if (answer.status === 401) return first ? back(TOKEN_REFUSED) : lost(TOKEN_REFUSED);
       if (answer.status !== 200) return lost(describe('confirm', answer));
-      const body = await readJson(answer);
+      const body = await readJsonObject(answer);
       const elements = readElements(body);
       if (elements) {
         // Kept before it is answered: if the outbox fails to store the outcome, the next delivery answers it from here.
@@ -313,7 +282,7 @@ export function emecef(config: EmecefConfig): FiscalProvider {
       // The document's only 400: a POST without a body. Ours always has one; e-MCF read it as not a request at all.
       if (answer.status === 400) return { outcome: 'rejected', reason: 'emecef_http_400', detail: describe('invoice request', answer) };
       if (answer.status !== 200) return { outcome: 'not_sent', detail: describe('invoice request', answer) };
-      const body = await readJson(answer);
+      const body = await readJsonObject(answer);
       const uid = typeof body?.uid === 'string' && body.uid ? body.uid : null;
       const error = errorOf(body);
       if (error) {

@@ -1,4 +1,5 @@
 import type { Config } from '../../config.ts';
+import { authorityCall, readJsonObject } from './http.ts';
 import type { CertificationLine, CertificationRequest, Certified, DeliveryOutcome, DeliveryState, FiscalProvider, Journal } from './types.ts';
 
 type FneConfig = Pick<Config, 'FNE_BASE_URL' | 'FISCAL_TIMEOUT_MS'>;
@@ -53,9 +54,6 @@ const DEFAULT_POINT_OF_SALE = '1';
 const KEY_REFUSED = 'FNE refused the API key (401): nothing was certified; check the API key of the shop\'s FNE space';
 const SENT_AND_LOST = 'a request was sent and its answer lost; FNE offers no look-up: settle it by hand';
 const DETAIL_MAX = 300;
-
-/** Errors whose request certainly never reached the server (Node's fetch puts the system's code in `cause`). */
-const NEVER_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT']);
 
 export interface FneItem {
   taxes: string[];
@@ -217,37 +215,11 @@ const fneMessage = (body: Record<string, unknown> | null): string | null => {
   return parts.length ? parts.join('; ').slice(0, DETAIL_MAX) : null;
 };
 
-/** A call's answer, or why there is none: `refused` when it never reached FNE, `lost` when it may have. */
-type Failure = { failure: 'refused' | 'lost'; detail: string };
-
 export function fne(config: FneConfig): FiscalProvider {
   const base = config.FNE_BASE_URL.replace(/\/+$/, '');
 
-  const call = async (apiKey: string, path: string, body: unknown): Promise<Response | Failure> => {
-    try {
-      return await fetch(`${base}${path}`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${apiKey}`, accept: 'application/json', 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-        signal: AbortSignal.timeout(config.FISCAL_TIMEOUT_MS),
-      });
-    } catch (error) {
-      const code = (error as { cause?: { code?: unknown } }).cause?.code;
-      if (typeof code === 'string' && NEVER_CONNECTED.has(code)) return { failure: 'refused', detail: `unreachable (${code})` };
-      // Our timeout cannot tell a connection never made from an answer not yet come: it may have been certified.
-      return { failure: 'lost', detail: (error as Error).name === 'TimeoutError' ? 'timed out' : 'connection lost' };
-    }
-  };
-
-  /** The answer's JSON object, or null (a body cut short by the timeout reads as null too). */
-  const readJson = async (response: Response): Promise<Record<string, unknown> | null> => {
-    try {
-      const body: unknown = await response.json();
-      return body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : null;
-    } catch {
-      return null;
-    }
-  };
+  const call = (apiKey: string, path: string, body: unknown) =>
+    authorityCall(`${base}${path}`, { method: 'POST', token: apiKey, body, timeoutMs: config.FISCAL_TIMEOUT_MS });
 
   async function delivery(request: CertificationRequest, state: DeliveryState, journal: Journal): Promise<DeliveryOutcome> {
     const now = () => new Date().toISOString();
@@ -294,7 +266,7 @@ export function fne(config: FneConfig): FiscalProvider {
     if ('failure' in answer) return answer.failure === 'refused' ? nothing({ outcome: 'not_sent', detail: `FNE ${what}: ${answer.detail}` }) : lost(answer.detail);
     const status = answer.status;
     if (status === 200 || status === 201) {
-      const certified = readCertified(await readJson(answer), request);
+      const certified = readCertified(await readJsonObject(answer), request);
       if (!certified) return lost(`HTTP ${status} without a reference and a token`);
       // Kept before it is answered: if the outbox fails to store the outcome, the next delivery answers it from here.
       await note({ stage: 'certified', certified: { ...certified }, at: now() });
@@ -303,7 +275,7 @@ export function fne(config: FneConfig): FiscalProvider {
     switch (status) {
       case 400:
       case 422: {
-        const message = fneMessage(await readJson(answer));
+        const message = fneMessage(await readJsonObject(answer));
         return nothing({ outcome: 'rejected', reason: 'fne_bad_request', detail: message ?? `FNE ${what}: HTTP ${status}` });
       }
       case 401:
@@ -311,7 +283,7 @@ export function fne(config: FneConfig): FiscalProvider {
         return nothing({ outcome: 'not_sent', detail: status === 401 ? KEY_REFUSED : `FNE ${what}: HTTP 403 (the API key may not do this): nothing was certified` });
       case 404: {
         if (what === 'sign') return nothing({ outcome: 'not_sent', detail: 'FNE sign: HTTP 404: no such endpoint (check FNE_BASE_URL): nothing was certified' });
-        const message = fneMessage(await readJson(answer));
+        const message = fneMessage(await readJsonObject(answer));
         return nothing({ outcome: 'rejected', reason: 'original_not_found', detail: `FNE does not know the original invoice${message ? `: ${message}` : ' (HTTP 404)'}` });
       }
       case 429:
