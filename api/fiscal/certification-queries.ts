@@ -42,7 +42,7 @@ export function checkVatRates(provider: FiscalProvider, rates: { rate: string; p
   const unmapped = rates.filter(({ rate }) => provider.taxGroupFor(rate) === null);
   if (!unmapped.length) return;
   const named = unmapped.map(({ rate, products }) => (products.length ? `${rate} % (${products.join(', ')})` : `${rate} %`)).join('; ');
-  throw invalidField('vat_rate', `These VAT rates have no tax group at ${authority}: ${named}. Change them before enabling certification.`, 'unmapped_vat_rate');
+  throw invalidField('enabled', `These VAT rates have no tax group at ${authority}: ${named}. Change them before enabling certification.`, 'unmapped_vat_rate');
 }
 
 export interface SettingsChange {

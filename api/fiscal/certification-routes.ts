@@ -161,7 +161,7 @@ const putSettings = createRoute({
     'The authority is the service\'s (`FISCAL_PROVIDER`); each shop gives its own credentials there. e-MECeF (Benin) needs `taxpayer_no` (the IFU,',
     '13 digits) and `api_token` (the e-MCF\'s token); FNE (Cote d\'Ivoire) needs `taxpayer_no` (the NCC), `api_token` (the API key of its FNE space)',
     'and `point_of_sale`; the simulator needs nothing. A setting left out keeps its value; the token is stored sealed and never answered.',
-    'Enabling is refused (422 `unmapped_vat_rate` on `vat_rate`) while the shop sells at a VAT rate the authority has no tax group for (its default',
+    'Enabling is refused (422 `unmapped_vat_rate` on `enabled`) while the shop sells at a VAT rate the authority has no tax group for (its default',
     'rate, or an active product\'s): e-MECeF takes 0 % (group A, exempt) and 18 % (B); FNE 18 % (TVA), 9 % (TVAB) and 0 % (TVAD, legal exemption).',
     'Certification covers the records made from then on, in chain order; turning it off leaves what is already queued to be delivered.',
   ].join(' '),
@@ -172,7 +172,7 @@ const putSettings = createRoute({
     200: jsonResponse('The settings as saved.', one(Settings)),
     ...pickErrors(401, 402, 403),
     ...refusals(409, { certification_unavailable: 'The service certifies with no authority (FISCAL_PROVIDER is none).' }),
-    ...refusals(422, { unmapped_vat_rate: { on: 'vat_rate', meaning: 'A VAT rate of the shop has no tax group at the authority.' } }),
+    ...refusals(422, { unmapped_vat_rate: { on: 'enabled', meaning: 'A VAT rate of the shop has no tax group at the authority.' } }),
   },
 });
 

@@ -59,14 +59,14 @@ t.test('enabling e-MECeF is refused while the shop sells at 19.25 %, needs a 13-
   expectInvalid(t, await put({ taxpayer_no: EMECEF_IFU }), 'api_token', 'no token');
 
   const at1925 = await put(credentials);
-  expectInvalid(t, at1925, 'vat_rate', 'the shop sells at 19.25 %', 'unmapped_vat_rate');
-  t.match(at1925.body.errors.vat_rate[0], /19\.25 %/, 'names the rate');
-  t.match(at1925.body.errors.vat_rate[0], /Savon de Marseille/, 'names the product sold at it');
+  expectInvalid(t, at1925, 'enabled', 'the shop sells at 19.25 %', 'unmapped_vat_rate');
+  t.match(at1925.body.errors.enabled[0], /19\.25 %/, 'names the rate');
+  t.match(at1925.body.errors.enabled[0], /Savon de Marseille/, 'names the product sold at it');
 
   await api.request('PUT', '/shop', { token: owner.token, body: { default_vat_rate: 18 } });
   const productLeft = await put(credentials);
-  expectInvalid(t, productLeft, 'vat_rate', 'the default is 18 % but a product is still at 19.25 %', 'unmapped_vat_rate');
-  t.match(productLeft.body.errors.vat_rate[0], /Savon de Marseille/);
+  expectInvalid(t, productLeft, 'enabled', 'the default is 18 % but a product is still at 19.25 %', 'unmapped_vat_rate');
+  t.match(productLeft.body.errors.enabled[0], /Savon de Marseille/);
   const [off] = await api.ownerSql`select 1 from fiscal_certification_settings where shop_id = ${owner.shop.id}`;
   t.notOk(off, 'nothing saved while refused');
 

@@ -71,8 +71,8 @@ t.test('enabling FNE needs the NCC, the API key and the point of sale; 18, 9 and
   expectInvalid(t, await put({ taxpayer_no: FNE_NCC, point_of_sale: 'Caisse 1' }), 'api_token', 'no API key');
   expectInvalid(t, await put({ taxpayer_no: FNE_NCC, api_token: FNE_API_KEY }), 'point_of_sale', 'no point of sale');
   const at1925 = await put(complete);
-  expectInvalid(t, at1925, 'vat_rate', 'the shop sells at 19.25 %', 'unmapped_vat_rate');
-  t.match(at1925.body.errors.vat_rate[0], /19\.25 %/);
+  expectInvalid(t, at1925, 'enabled', 'the shop sells at 19.25 %', 'unmapped_vat_rate');
+  t.match(at1925.body.errors.enabled[0], /19\.25 %/);
 
   await api.request('PUT', '/shop', { token: owner.token, body: { default_vat_rate: 18 } });
   await createProduct(api, owner.token, { name: 'Attiéké', price_xaf: 1090, vat_rate: 9 });
@@ -88,8 +88,8 @@ t.test('enabling FNE needs the NCC, the API key and the point of sale; 18, 9 and
 
   await createProduct(api, owner.token, { name: 'Parfum importé', price_xaf: 11925, vat_rate: 19.25 });
   const again = await put({});
-  expectInvalid(t, again, 'vat_rate', 'a product at 19.25 % refuses enabling again', 'unmapped_vat_rate');
-  t.match(again.body.errors.vat_rate[0], /Parfum importé/);
+  expectInvalid(t, again, 'enabled', 'a product at 19.25 % refuses enabling again', 'unmapped_vat_rate');
+  t.match(again.body.errors.enabled[0], /Parfum importé/);
 });
 
 t.test('a walk-in sale is certified as B2C, its reference the authority number and its verification URL the QR; a business customer\'s goes B2B with its NCC', async (t) => {

@@ -248,7 +248,7 @@ const DEVICE_UNAUTHENTICATED = { message: "Identifiants de l'appareil manquants.
 /** The operations whose only middleware is `authenticate`: any account may call them (and logout would end the session). */
 const ANY_ACCOUNT = ['GET /api/v1/auth/me', 'POST /api/v1/auth/logout', 'PUT /api/v1/profile', 'POST /api/v1/profile/password'];
 /** Path parameters that are not UUIDs, with a value of the right shape. */
-const PLAUSIBLE: Record<string, string> = { code: 'K7M2Q9', reference: 'SUB-3F9A61C2D04B7E18' };
+const PLAUSIBLE: Record<string, string> = { code: 'K7M2Q9', reference: 'SUB-3F9A61C2D04B7E18', chain_no: '1' };
 
 const operations = operationsOf((await api.raw('GET', '/openapi.json')).body);
 const isPublic = (op: Operation) => !op.spec.security?.length;

@@ -39,9 +39,9 @@ const cash = (amount: number) => [{ method: 'cash', amount_xaf: amount }];
 const line = (unitPrice: number, fields: Record<string, unknown> = {}) => ({ name: 'Article libre', quantity: 1, unit_price_xaf: unitPrice, vat_rate: 0, ...fields });
 
 const SALE_KEYS = [
-  'cashier_id', 'cashier_name', 'change_xaf', 'created_at', 'credit_xaf', 'customer_id', 'device_id', 'discount_xaf', 'id', 'items', 'note',
+  'cashier_id', 'cashier_name', 'certification', 'change_xaf', 'created_at', 'credit_xaf', 'customer_id', 'device_id', 'discount_xaf', 'id', 'items', 'note',
   'offline', 'paid_xaf', 'payments', 'points_earned', 'points_redeemed', 'quote_id', 'receipt_no', 'recorded_at', 'refunds', 'shift_id', 'status',
-  'subtotal_xaf', 'till_created_at', 'total_xaf', 'updated_at', 'vat_breakdown', 'vat_xaf', 'void_reason', 'voided_at',
+  'subtotal_xaf', 'till_created_at', 'total_xaf', 'updated_at', 'vat_breakdown', 'vat_xaf', 'void_certification', 'void_reason', 'voided_at',
 ].sort();
 const ITEM_KEYS = [
   'discount_xaf', 'id', 'line_no', 'name', 'product_id', 'promotion_discount_xaf', 'promotion_id', 'points_discount_xaf', 'quantity',
