@@ -42,6 +42,8 @@ const schema = z.object({
   EMECEF_BASE_URL: z.url().default('https://developper.impots.bj/sygmef-emcf/api'),
   FNE_BASE_URL: z.url().default('http://54.247.95.108/ws'),
   FISCAL_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(20_000),
+  // Deliveries to the tax authority at once per worker process, on their own runner and connections (worker/worker.ts).
+  FISCAL_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
   // A record the authority did not take is tried again after 10 s, then twice as long each time, up to this pause.
   // The owner is told of rejections and lost answers this long after the first (one e-mail for what came meanwhile; an e-MECeF
   // confirmation retried in the meantime resolves itself and is not mentioned).

@@ -10,4 +10,6 @@ export interface WorkerContext {
   ownerUrl: string;
   mailer: Mailer;
   log: Logger;
+  /** Aborted at the shutdown's deadline: calls to other companies still waiting are cut, so that their jobs end before the pools do. */
+  cut?: AbortSignal;
 }

@@ -71,14 +71,22 @@ export const MAIL_TASKS: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * Each runner's tasks: `mail` those of MAIL_TASKS, `main` every other one; what a task logs carries the
- * `req_id` of the request that queued its job (request-ids.ts).
+ * The tasks that call a tax authority (CONTRACT section 14). They too run on a runner of their own: an
+ * authority that accepts connections and never answers holds each call for FISCAL_TIMEOUT_MS, and a
+ * whole country's shops may be waiting on it at once; it fills only their slots.
  */
-export function runnerTasks(ctx: WorkerContext): { main: TaskList; mail: TaskList } {
+export const AUTHORITY_TASKS: ReadonlySet<string> = new Set(['fiscal__certify']);
+
+/**
+ * Each runner's tasks: `mail` those of MAIL_TASKS, `authority` those of AUTHORITY_TASKS, `main` every
+ * other one; what a task logs carries the `req_id` of the request that queued its job (request-ids.ts).
+ */
+export function runnerTasks(ctx: WorkerContext): { main: TaskList; mail: TaskList; authority: TaskList } {
   const tasks = Object.entries(withRequestIds(taskList({ ...ctx, log: jobLogger(ctx.log) })));
   return {
-    main: Object.fromEntries(tasks.filter(([name]) => !MAIL_TASKS.has(name))),
+    main: Object.fromEntries(tasks.filter(([name]) => !MAIL_TASKS.has(name) && !AUTHORITY_TASKS.has(name))),
     mail: Object.fromEntries(tasks.filter(([name]) => MAIL_TASKS.has(name))),
+    authority: Object.fromEntries(tasks.filter(([name]) => AUTHORITY_TASKS.has(name))),
   };
 }
 
@@ -113,8 +121,8 @@ function workerLogger(log: Logger): WorkerLogger {
 }
 
 export interface Worker {
-  /** `main`: every task but mail, and the crontab; `mail`: the tasks that send e-mail (MAIL_TASKS). */
-  runners: { main: Runner; mail: Runner };
+  /** `main`: every other task, and the crontab; `mail`: the tasks that send e-mail (MAIL_TASKS); `authority`: those that call a tax authority (AUTHORITY_TASKS). */
+  runners: { main: Runner; mail: Runner; authority: Runner };
   liveness: Liveness;
   /** Both runners' events (graphile-worker's WorkerEvents): the worker's metrics count jobs from them (metrics.ts). */
   events: WorkerEvents;
@@ -151,9 +159,10 @@ async function endWhenIdle(pool: pg.Pool): Promise<void> {
 }
 
 /**
- * Two graphile-worker runners in this process, each on its own pool of the owner's role (the worker's
+ * Three graphile-worker runners in this process, each on its own pool of the owner's role (the worker's
  * tables are not the app role's): `mail` runs the tasks that send e-mail (MAIL_CONCURRENCY at once),
- * `main` every other task and the crontab (WORKER_CONCURRENCY). A runner fetches only the jobs of its
+ * `authority` those that call a tax authority (FISCAL_CONCURRENCY), `main` every other task and the
+ * crontab (WORKER_CONCURRENCY). A runner fetches only the jobs of its
  * own tasks, and a mail job holds a connection of its runner's pool for its whole SMTP exchange
  * (sendOnce): a mail server that stalls fills the mail runner's slots and pool, never the main's. Both
  * runners' worker pools beat in worker_heartbeats, and each beat frees the jobs of pools that are gone
@@ -175,10 +184,13 @@ export async function startWorker(runtime: Runtime, log: Logger, mailer?: Mailer
   const openPool = (slots: number, name: string) => pools.open({ connectionString: ownerUrl, max: slots + 1, application_name: name });
   const mainPool = openPool(config.WORKER_CONCURRENCY, 'pos-worker');
   const mailPool = openPool(config.MAIL_CONCURRENCY, 'pos-worker-mail');
+  const authorityPool = openPool(config.FISCAL_CONCURRENCY, 'pos-worker-authority');
   // Aborted at the shutdown's deadline: SMTP exchanges still waiting are cut, their jobs fail and go back.
   const cutMail = new AbortController();
   const smtp = mailer ?? createMailer({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM, dataDir: config.DATA_DIR, timeoutMs: config.SMTP_TIMEOUT_MS, signal: cutMail.signal });
-  const tasks = runnerTasks({ config, appKey, ownerUrl, log, mailer: sendOnce(smtp, mailPool) });
+  // Aborted at the same moment: deliveries to a tax authority still waiting end (their records wait for the next run).
+  const cutCalls = new AbortController();
+  const tasks = runnerTasks({ config, appKey, ownerUrl, log, mailer: sendOnce(smtp, mailPool), cut: cutCalls.signal });
   const liveness = keepWorkersAlive(mainPool, events, log, timing);
   const workerPools = new Set<WorkerPool>();
   events.on('pool:create', ({ workerPool }) => workerPools.add(workerPool));
@@ -189,17 +201,19 @@ export async function startWorker(runtime: Runtime, log: Logger, mailer?: Mailer
   const main = await run({ ...common, pgPool: mainPool, concurrency: config.WORKER_CONCURRENCY, taskList: tasks.main, crontab: CRONTAB });
   // No crontab here; an empty list, or graphile-worker would look for a `crontab` file.
   const mail = await run({ ...common, pgPool: mailPool, concurrency: config.MAIL_CONCURRENCY, taskList: tasks.mail, parsedCronItems: [] });
+  const authority = await run({ ...common, pgPool: authorityPool, concurrency: config.FISCAL_CONCURRENCY, taskList: tasks.authority, parsedCronItems: [] });
 
   const stopWithin = async (timeoutMs: number) => {
     const start = Date.now();
     const releaseMs = Math.min(RELEASE_MS, timeoutMs / 5);
     const handBackAt = start + timeoutMs - releaseMs;
     const giveUpAt = start + timeoutMs - releaseMs / 4;
-    const stopped = Promise.allSettled([main.stop(), mail.stop()]);
+    const stopped = Promise.allSettled([main.stop(), mail.stop(), authority.stop()]);
     if (!(await settlesBy(stopped, handBackAt))) {
       log.warn('jobs still running at the shutdown deadline: their mail is cut, they go back to the queue');
       // A stalled SMTP exchange is cut first: its job then fails and goes back the ordinary way.
       cutMail.abort(new Error('the worker is shutting down'));
+      cutCalls.abort(new Error('the worker is shutting down'));
       if (!(await settlesBy(stopped, handBackAt + releaseMs / 4))) {
         // Whatever still runs is failed by graphile-worker itself: unlocked, due again in seconds.
         const released = Promise.allSettled(
@@ -212,13 +226,13 @@ export async function startWorker(runtime: Runtime, log: Logger, mailer?: Mailer
       }
     }
     await settlesBy(liveness.stop(), giveUpAt);
-    if (!(await settlesBy(Promise.all([mainPool, mailPool, ...pools.listeners()].map(endWhenIdle)), giveUpAt))) {
+    if (!(await settlesBy(Promise.all([mainPool, mailPool, authorityPool, ...pools.listeners()].map(endWhenIdle)), giveUpAt))) {
       log.warn('worker pools still in use at the shutdown deadline: closed when their last jobs end');
     }
   };
   let stopping: Promise<void> | undefined;
   return {
-    runners: { main, mail },
+    runners: { main, mail, authority },
     liveness,
     events,
     stop: (timeoutMs = config.SHUTDOWN_TIMEOUT_MS) => (stopping ??= stopWithin(timeoutMs)),

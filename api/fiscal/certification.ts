@@ -46,9 +46,16 @@ export interface DeliveryRun {
 }
 
 /** Delivers the shop's pending records in chain order until one has to wait, or RECORDS_PER_RUN are done. */
-export async function deliverPending(query: Query, config: Config, appKey: string, shopId: string, log: { warn: (o: object, m: string) => void; info: (o: object, m: string) => void }): Promise<DeliveryRun> {
+export async function deliverPending(
+  query: Query,
+  config: Config,
+  appKey: string,
+  shopId: string,
+  log: { warn: (o: object, m: string) => void; info: (o: object, m: string) => void },
+  signal?: AbortSignal,
+): Promise<DeliveryRun> {
   const run: DeliveryRun = { nextRunAt: null, delivered: 0, alert: false };
-  for (let done = 0; done < RECORDS_PER_RUN; done++) {
+  for (let done = 0; done < RECORDS_PER_RUN && !signal?.aborted; done++) {
     const { rows } = await query<OpenRecord>(
       `select chain_no, kind, ref_id, provider, state, attempts, next_attempt_at, error
          from fiscal_certifications where shop_id = $1 and status = 'pending' order by chain_no limit 1`,
@@ -72,7 +79,7 @@ export async function deliverPending(query: Query, config: Config, appKey: strin
         },
       };
       outcome = await provider
-        .deliver(prepared.request, record.state ?? {}, journal)
+        .deliver(prepared.request, record.state ?? {}, journal, signal)
         .catch((error: Error) => ({ outcome: 'unknown' as const, detail: `the connector failed: ${error.message}` }));
     }
     const where = [shopId, record.chain_no];

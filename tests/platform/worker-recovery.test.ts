@@ -60,11 +60,11 @@ t.test('the app role may not call worker_heartbeat', async (t) => {
   await t.rejects(api.appSql`select worker_heartbeat(array['x'], '30 seconds')`, { code: '42501' });
 });
 
-t.test('a running worker beats once per pool (its main and its mail runner\'s), whatever their concurrency, and one stopped leaves no row', async (t) => {
-  const runtime = { ...api.runtime, config: { ...api.config, SMTP_URL: undefined, WORKER_CONCURRENCY: 3, MAIL_CONCURRENCY: 3 } };
+t.test('a running worker beats once per pool (its main, mail and authority runners\'), whatever their concurrency, and one stopped leaves no row', async (t) => {
+  const runtime = { ...api.runtime, config: { ...api.config, SMTP_URL: undefined, WORKER_CONCURRENCY: 3, MAIL_CONCURRENCY: 3, FISCAL_CONCURRENCY: 3 } };
   const worker = await startWorker(runtime, createLogger('silent'));
   const beats = async () => (await api.ownerSql<{ worker_id: string }[]>`select worker_id from worker_heartbeats where worker_id like 'pool-%'`).map((row) => row.worker_id);
-  await waitFor(async () => (await beats()).length === 2, 'two heartbeat rows: one per pool, whatever its concurrency');
+  await waitFor(async () => (await beats()).length === 3, 'three heartbeat rows: one per pool, whatever its concurrency');
   await worker.stop();
   t.same(await beats(), []);
 });

@@ -9,7 +9,7 @@ import { parseCrontab } from 'graphile-worker';
 import t from 'tap';
 import { createLogger } from '../../api/logger.ts';
 import { createMailer } from '../../worker/mailer.ts';
-import { CRONTAB, MAIL_TASKS, runnerTasks, startWorker, taskList } from '../../worker/worker.ts';
+import { AUTHORITY_TASKS, CRONTAB, MAIL_TASKS, runnerTasks, startWorker, taskList } from '../../worker/worker.ts';
 import { waitFor } from '../support/fixtures.ts';
 import { startStallingSmtpServer } from '../support/mailbox.ts';
 import { startService } from '../support/service.ts';
@@ -21,9 +21,10 @@ const ctx = { config: api.config, appKey: api.runtime.appKey, ownerUrl: api.runt
 const within = <T>(promise: Promise<T>, ms: number) => Promise.race([promise, new Promise<'late'>((resolve) => setTimeout(() => resolve('late'), ms).unref())]);
 
 t.test('every task runs on exactly one runner, and every cron task on the main one', async (t) => {
-  const { main, mail } = runnerTasks(ctx);
-  t.same([...Object.keys(main), ...Object.keys(mail)].sort(), Object.keys(taskList(ctx)).sort(), 'each task once');
+  const { main, mail, authority } = runnerTasks(ctx);
+  t.same([...Object.keys(main), ...Object.keys(mail), ...Object.keys(authority)].sort(), Object.keys(taskList(ctx)).sort(), 'each task once');
   t.same(Object.keys(mail).sort(), [...MAIL_TASKS].sort());
+  t.same(Object.keys(authority).sort(), [...AUTHORITY_TASKS].sort());
   for (const item of parseCrontab(CRONTAB)) t.ok(main[item.task], `${item.task} (crontab) runs on the main runner`);
   for (const money of ['charge__poll', 'commission__accrue', 'commission__mark_payable', 'report__seal_z']) t.ok(main[money], `${money} runs on the main runner`);
 });
@@ -34,6 +35,15 @@ t.test('the tasks that send e-mail, and only those, run on the mail runner', asy
     const task = file.replace(/\.ts$/, '');
     const mails = /ctx\.mailer|mailShopStaff\(/.test(await readFile(path.join(dir, file), 'utf8'));
     t.equal(MAIL_TASKS.has(task), mails, `${task} ${mails ? 'sends' : 'sends no'} e-mail`);
+  }
+});
+
+t.test('the tasks that call a tax authority, and only those, run on the authority runner', async (t) => {
+  const dir = path.resolve('worker/tasks');
+  for (const file of (await readdir(dir)).filter((name) => name.endsWith('.ts'))) {
+    const task = file.replace(/\.ts$/, '');
+    const calls = /deliverPending\(/.test(await readFile(path.join(dir, file), 'utf8'));
+    t.equal(AUTHORITY_TASKS.has(task), calls, `${task} ${calls ? 'calls' : 'calls no'} tax authority`);
   }
 });
 

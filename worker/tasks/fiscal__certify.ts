@@ -15,7 +15,7 @@ const Payload = z.object({ shop_id: z.uuid() });
  */
 export const fiscalCertify = (ctx: WorkerContext): Task => async (raw, helpers) => {
   const { shop_id: shopId } = Payload.parse(raw);
-  const run = await deliverPending(helpers.query, ctx.config, ctx.appKey, shopId, ctx.log);
+  const run = await deliverPending(helpers.query, ctx.config, ctx.appKey, shopId, ctx.log, ctx.cut);
   if (run.alert) {
     await helpers.addJob('fiscal__alert', { shop_id: shopId }, {
       jobKey: `fiscal_alert:${shopId}`,

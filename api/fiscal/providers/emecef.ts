@@ -174,12 +174,12 @@ const errorOf = (body: Record<string, unknown> | null): { code: string; text: st
 export function emecef(config: EmecefConfig): FiscalProvider {
   const base = `${config.EMECEF_BASE_URL.replace(/\/+$/, '')}/invoice`;
 
-  const call = (token: string, method: string, path: string, body?: unknown) =>
-    authorityCall(`${base}${path}`, { method, token, body, timeoutMs: config.FISCAL_TIMEOUT_MS });
+  const call = (token: string, signal: AbortSignal | undefined, method: string, path: string, body?: unknown) =>
+    authorityCall(`${base}${path}`, { method, token, body, timeoutMs: config.FISCAL_TIMEOUT_MS, signal });
 
   const describe = (what: string, answer: Response | Failure) => `e-MECeF ${what}: ${'failure' in answer ? answer.detail : `HTTP ${answer.status}`}`;
 
-  async function delivery(request: CertificationRequest, state: DeliveryState, journal: Journal): Promise<DeliveryOutcome> {
+  async function delivery(request: CertificationRequest, state: DeliveryState, journal: Journal, signal?: AbortSignal): Promise<DeliveryOutcome> {
     const token = request.credentials.apiToken;
     const now = () => new Date().toISOString();
     const note = async (next: DeliveryState): Promise<boolean> => {
@@ -198,7 +198,7 @@ export function emecef(config: EmecefConfig): FiscalProvider {
      * certifies anything. Null when done; otherwise why the delivery stops (nothing posted).
      */
     const clearPending = async (): Promise<Extract<DeliveryOutcome, { outcome: 'not_sent' }> | null> => {
-      const answer = await call(token, 'GET', '');
+      const answer = await call(token, signal, 'GET', '');
       if ('failure' in answer) return { outcome: 'not_sent', detail: describe('status', answer) };
       if (answer.status === 401) return { outcome: 'not_sent', detail: TOKEN_REFUSED };
       if (answer.status !== 200) return { outcome: 'not_sent', detail: describe('status', answer) };
@@ -209,7 +209,7 @@ export function emecef(config: EmecefConfig): FiscalProvider {
       for (const entry of pending) {
         const uid = (entry as { uid?: unknown } | null)?.uid;
         if (typeof uid !== 'string' || !uid) continue;
-        const cancelled = await call(token, 'PUT', `/${encodeURIComponent(uid)}/cancel`);
+        const cancelled = await call(token, signal, 'PUT', `/${encodeURIComponent(uid)}/cancel`);
         if ('failure' in cancelled) return { outcome: 'not_sent', detail: describe('cancel of a pending request', cancelled) };
         if (cancelled.status === 401) return { outcome: 'not_sent', detail: TOKEN_REFUSED };
         if (cancelled.status !== 200) return { outcome: 'not_sent', detail: describe('cancel of a pending request', cancelled) };
@@ -227,7 +227,7 @@ export function emecef(config: EmecefConfig): FiscalProvider {
      */
     const confirm = async (uid: string, first: boolean): Promise<DeliveryOutcome> => {
       if (first && !(await note({ stage: 'confirming', uid, at: now() }))) return journalFailed('the confirm');
-      const answer = await call(token, 'PUT', `/${encodeURIComponent(uid)}/confirm`);
+      const answer = await call(token, signal, 'PUT', `/${encodeURIComponent(uid)}/confirm`);
       const back = async (detail: string): Promise<DeliveryOutcome> => {
         // This confirm certainly did not reach e-MCF and none was sent before: the request is as it was.
         await note({ stage: 'submitted', uid, at: now() });
@@ -276,7 +276,7 @@ export function emecef(config: EmecefConfig): FiscalProvider {
       const cleared = await clearPending();
       if (cleared) return cleared;
       if (!(await note({ stage: 'submitting', at: now() }))) return journalFailed('the invoice request');
-      const answer = await call(token, 'POST', '', emecefInvoice(request));
+      const answer = await call(token, signal, 'POST', '', emecefInvoice(request));
       if ('failure' in answer) return { outcome: 'not_sent', detail: describe('invoice request', answer) };
       if (answer.status === 401) return { outcome: 'not_sent', detail: TOKEN_REFUSED };
       // The document's only 400: a POST without a body. Ours always has one; e-MCF read it as not a request at all.
@@ -286,7 +286,7 @@ export function emecef(config: EmecefConfig): FiscalProvider {
       const uid = typeof body?.uid === 'string' && body.uid ? body.uid : null;
       const error = errorOf(body);
       if (error) {
-        if (uid) await call(token, 'PUT', `/${encodeURIComponent(uid)}/cancel`);
+        if (uid) await call(token, signal, 'PUT', `/${encodeURIComponent(uid)}/cancel`);
         if (error.code === EMECEF_TOO_MANY_PENDING) {
           const cleared = await clearPending();
           return { outcome: 'not_sent', detail: `e-MECeF error 1: ${error.text}; ${cleared ? `the pending requests could not be cancelled (${cleared.detail})` : 'the pending requests were cancelled'}` };
@@ -298,7 +298,7 @@ export function emecef(config: EmecefConfig): FiscalProvider {
       // The document asks the SFE to check e-MCF's totals against its own before confirming; checked before
       // `submitted` is journalled, so that a later delivery never confirms a request whose totals are wrong.
       if (body.total !== request.totalXaf) {
-        await call(token, 'PUT', `/${encodeURIComponent(uid)}/cancel`);
+        await call(token, signal, 'PUT', `/${encodeURIComponent(uid)}/cancel`);
         return { outcome: 'rejected', reason: 'totals_mismatch', detail: `e-MECeF computed a total of ${body.total} XAF where the record says ${request.totalXaf} XAF: the request was cancelled` };
       }
       if (!(await note({ stage: 'submitted', uid, at: now() }))) return journalFailed('the confirm');
@@ -330,10 +330,10 @@ export function emecef(config: EmecefConfig): FiscalProvider {
     paymentTypeFor(method: string): string {
       return Object.hasOwn(EMECEF_PAYMENT_TYPES, method) ? EMECEF_PAYMENT_TYPES[method]! : EMECEF_OTHER_PAYMENT_TYPE;
     },
-    async deliver(request, state, journal) {
+    async deliver(request, state, journal, signal) {
       let outcome: DeliveryOutcome;
       try {
-        outcome = await delivery(request, state, journal);
+        outcome = await delivery(request, state, journal, signal);
       } catch (error) {
         // Only a fault of ours can land here, at any stage: nothing is assumed about what e-MCF did.
         outcome = { outcome: 'unknown', detail: `e-MECeF connector failed: ${(error as Error).message}`.slice(0, 300) };

@@ -218,10 +218,10 @@ const fneMessage = (body: Record<string, unknown> | null): string | null => {
 export function fne(config: FneConfig): FiscalProvider {
   const base = config.FNE_BASE_URL.replace(/\/+$/, '');
 
-  const call = (apiKey: string, path: string, body: unknown) =>
-    authorityCall(`${base}${path}`, { method: 'POST', token: apiKey, body, timeoutMs: config.FISCAL_TIMEOUT_MS });
+  const call = (apiKey: string, signal: AbortSignal | undefined, path: string, body: unknown) =>
+    authorityCall(`${base}${path}`, { method: 'POST', token: apiKey, body, timeoutMs: config.FISCAL_TIMEOUT_MS, signal });
 
-  async function delivery(request: CertificationRequest, state: DeliveryState, journal: Journal): Promise<DeliveryOutcome> {
+  async function delivery(request: CertificationRequest, state: DeliveryState, journal: Journal, signal?: AbortSignal): Promise<DeliveryOutcome> {
     const now = () => new Date().toISOString();
     const note = async (next: DeliveryState): Promise<boolean> => {
       try {
@@ -254,7 +254,7 @@ export function fne(config: FneConfig): FiscalProvider {
     if (odd) return { outcome: 'rejected', reason: 'invalid_quantity', detail: `line ${odd.lineNo} has a quantity FNE cannot take ("${odd.quantity}")` };
 
     if (!(await note({ stage: 'sending', at: now() }))) return { outcome: 'not_sent', detail: `the delivery could not be journalled before the ${what} request: nothing sent` };
-    const answer = await call(request.credentials.apiToken, path, body);
+    const answer = await call(request.credentials.apiToken, signal, path, body);
 
     /** FNE certainly certified nothing: the journal starts over so that the next delivery sends again. */
     const nothing = async (outcome: Exclude<DeliveryOutcome, Certified>): Promise<DeliveryOutcome> => {
@@ -307,10 +307,10 @@ export function fne(config: FneConfig): FiscalProvider {
     paymentTypeFor(method: string): string {
       return Object.hasOwn(FNE_PAYMENT_METHODS, method) ? FNE_PAYMENT_METHODS[method]! : FNE_OTHER_PAYMENT_METHOD;
     },
-    async deliver(request, state, journal) {
+    async deliver(request, state, journal, signal) {
       let outcome: DeliveryOutcome;
       try {
-        outcome = await delivery(request, state ?? {}, journal);
+        outcome = await delivery(request, state ?? {}, journal, signal);
       } catch (error) {
         // Only a fault of ours can land here, at any stage: nothing is assumed about what FNE did.
         outcome = { outcome: 'unknown', detail: `FNE connector failed: ${(error as Error).message}`.slice(0, DETAIL_MAX) };

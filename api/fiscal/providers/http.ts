@@ -10,7 +10,11 @@ export type Failure = { failure: 'refused' | 'lost'; detail: string };
 /** Errors whose request certainly never reached the server (Node's fetch puts the system's code in `cause`). */
 const NEVER_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT']);
 
-export async function authorityCall(url: string, call: { method: string; token: string; body?: unknown; timeoutMs: number }): Promise<Response | Failure> {
+/** `signal`: the worker's shutdown, which cuts a call still waiting at its deadline (an answer it may have lost). */
+export async function authorityCall(
+  url: string,
+  call: { method: string; token: string; body?: unknown; timeoutMs: number; signal?: AbortSignal },
+): Promise<Response | Failure> {
   try {
     return await fetch(url, {
       method: call.method,
@@ -20,12 +24,13 @@ export async function authorityCall(url: string, call: { method: string; token: 
         ...(call.body === undefined ? {} : { 'content-type': 'application/json' }),
       },
       ...(call.body === undefined ? {} : { body: JSON.stringify(call.body) }),
-      signal: AbortSignal.timeout(call.timeoutMs),
+      signal: call.signal ? AbortSignal.any([AbortSignal.timeout(call.timeoutMs), call.signal]) : AbortSignal.timeout(call.timeoutMs),
     });
   } catch (error) {
     const code = (error as { cause?: { code?: unknown } }).cause?.code;
     if (typeof code === 'string' && NEVER_CONNECTED.has(code)) return { failure: 'refused', detail: `unreachable (${code})` };
     // Our timeout cannot tell a connection never made from an answer not yet come: it may have been certified.
+    if (call.signal?.aborted) return { failure: 'lost', detail: 'cut at the worker\'s shutdown' };
     return { failure: 'lost', detail: (error as Error).name === 'TimeoutError' ? 'timed out' : 'connection lost' };
   }
 }

@@ -126,6 +126,9 @@ export interface FiscalProvider {
   taxGroupFor(vatRate: string): string | null;
   /** The authority's payment type for one of our payment methods. */
   paymentTypeFor(method: string): string;
-  /** Delivers one record, going on from `state` (what an earlier delivery journalled). */
-  deliver(request: CertificationRequest, state: DeliveryState, journal: Journal): Promise<DeliveryOutcome>;
+  /**
+   * Delivers one record, going on from `state` (what an earlier delivery journalled). `signal`: the
+   * worker's shutdown; a call still waiting when it aborts ends as if its answer were lost.
+   */
+  deliver(request: CertificationRequest, state: DeliveryState, journal: Journal, signal?: AbortSignal): Promise<DeliveryOutcome>;
 }
