@@ -181,7 +181,7 @@ t.test('the worker listens on a direct connection and runs its jobs through the 
   t.ok(servers.some((server) => server.database === owner.pathname.slice(1) && server.user === decodeURIComponent(owner.username)), 'the worker\'s jobs use the pooler\'s server connections');
   const listeners = await api.ownerSql<{ pid: number }[]>`
     select pid from pg_stat_activity where datname = current_database() and query like 'LISTEN "jobs:insert"%'`;
-  t.equal(listeners.length, 2, 'one LISTEN per runner (main and mail)');
+  t.equal(listeners.length, 3, 'one LISTEN per runner (main, mail and authority)');
   t.strictSame(listeners.filter((listener) => pooledPids.has(listener.pid)), [], 'none through the pooler');
 });
 
