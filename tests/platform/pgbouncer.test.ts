@@ -210,7 +210,7 @@ async function jobRuns(what: string): Promise<void> {
 
 t.test('a job queued is announced at once to a worker whose jobs go through the pooler', async (t) => {
   const pooled = await pooledWorker(t, api.runtime.ownerUrl);
-  await waitFor(async () => (await api.ownerSql`select 1 from pg_stat_activity where datname = current_database() and query like 'LISTEN "jobs:insert"%'`).length === 2, 'both runners listening');
+  await waitFor(async () => (await api.ownerSql`select 1 from pg_stat_activity where datname = current_database() and query like 'LISTEN "jobs:insert"%'`).length === 3, 'every runner listening');
   let announced = 0;
   pooled.events.on('pool:listen:notification', ({ message }) => {
     if (message.channel === 'jobs:insert') announced++;
