@@ -2,9 +2,14 @@
  * The certification settings and the outbox as the owner sees them (CONTRACT section 14): each query
  * runs in the request's transaction, as the app role, on the caller's shop (row-level security).
  */
+import type { Config } from '../config.ts';
 import type { Tx } from '../db.ts';
 import { errors, invalidField } from '../errors.ts';
+import { fiscalProvider } from './providers/index.ts';
 import type { FiscalProvider } from './providers/types.ts';
+
+/** The authorities by FISCAL_PROVIDER, as the owner knows them. */
+export const AUTHORITY = { simulator: 'the simulator', emecef: 'e-MECeF (DGI Bénin)', fne: 'FNE (DGI Côte d\'Ivoire)' } as const;
 
 export type CertificationStatus = 'pending' | 'certified' | 'rejected';
 
@@ -43,6 +48,21 @@ export function checkVatRates(provider: FiscalProvider, rates: { rate: string; p
   if (!unmapped.length) return;
   const named = unmapped.map(({ rate, products }) => (products.length ? `${rate} % (${products.join(', ')})` : `${rate} %`)).join('; ');
   throw invalidField('enabled', `These VAT rates have no tax group at ${authority}: ${named}. Change them before enabling certification.`, 'unmapped_vat_rate');
+}
+
+/**
+ * While the shop certifies, a VAT rate its authority has no tax group for is refused where it is set (a
+ * product's, the shop's default: 422 `unmapped_vat_rate` on `field`), as enabling refuses it: its sales
+ * would be rejected by the authority. One read of the shop's settings row, only when a rate is sent.
+ */
+export async function assertCertifiableRate(tx: Tx, config: Config, rate: number | undefined, field: string): Promise<void> {
+  if (rate === undefined || config.FISCAL_PROVIDER === 'none') return;
+  const settings = await findSettings(tx);
+  if (!settings?.enabled || settings.provider === 'simulator') return;
+  const name = settings.provider as keyof typeof AUTHORITY;
+  const text = String(rate);
+  if (fiscalProvider(config, name).taxGroupFor(text) !== null) return;
+  throw invalidField(field, `The VAT rate ${text} % has no tax group at ${AUTHORITY[name]}, with which this shop certifies its sales.`, 'unmapped_vat_rate');
 }
 
 export interface SettingsChange {

@@ -13,6 +13,7 @@ import { authenticate, requireActiveSubscription, requireRole } from '../middlew
 import { newRouter } from '../router.ts';
 import { bearer, jsonBody, jsonResponse, ListQuery, many, one, optionalText, pickErrors, refusals, Text } from '../schemas.ts';
 import {
+  AUTHORITY,
   certificationCounts,
   checkVatRates,
   findCertification,
@@ -28,9 +29,6 @@ import { fiscalProvider } from './providers/index.ts';
 const tags = ['Certification'];
 const readers = [authenticate, requireRole('manager')];
 const owners: MiddlewareHandler<AppEnv>[] = [authenticate, requireRole('owner'), requireActiveSubscription];
-
-/** The authorities by FISCAL_PROVIDER, as the owner knows them. */
-const AUTHORITY = { simulator: 'the simulator', emecef: 'e-MECeF (DGI Bénin)', fne: 'FNE (DGI Côte d\'Ivoire)' } as const;
 
 const Status = z.enum(['pending', 'certified', 'rejected']);
 

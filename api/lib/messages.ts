@@ -357,6 +357,13 @@ const PATTERNS: Array<[RegExp, Render]> = [
     (l, field) => (l === 'fr' ? `Le champ ${field} est obligatoire pour certifier auprès de cette administration.` : `The ${field} field is required to enable certification with this authority.`),
   ],
   [
+    /^The VAT rate (\S+) % has no tax group at (.+), with which this shop certifies its sales\.$/,
+    (l, rate, authority) =>
+      l === 'fr'
+        ? `Le taux de TVA ${formatNumber(rate!, l)} % n'a pas de groupe de taxation chez ${authority}, qui certifie les ventes de cette boutique.`
+        : `The VAT rate ${rate} % has no tax group at ${authority}, with which this shop certifies its sales.`,
+  ],
+  [
     /^These VAT rates have no tax group at (.+?): (.+)\. Change them before enabling certification\.$/,
     (l, authority, rates) =>
       l === 'fr'

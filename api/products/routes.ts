@@ -4,6 +4,7 @@ import { categoryExists } from '../categories/queries.ts';
 import type { Tx } from '../db.ts';
 import type { AppEnv } from '../env.ts';
 import { errors, invalidField } from '../errors.ts';
+import { assertCertifiableRate } from '../fiscal/certification-queries.ts';
 import { CursorAt, decodeCursor, page, SINGLE_PAGE } from '../lib/pagination.ts';
 import { authenticate, requireActiveSubscription, requireRole } from '../middleware/auth.ts';
 import { newRouter } from '../router.ts';
@@ -85,6 +86,9 @@ const listProductsRoute = createRoute({
   },
 });
 
+/** CONTRACT section 14: a shop that certifies sells only at rates its tax authority has a group for. */
+const UNMAPPED_VAT_RATE = { on: 'vat_rate', meaning: 'The shop certifies its sales and its tax authority has no tax group for this VAT rate (GET /fiscal/certification lists them).' };
+
 const createProductRoute = createRoute({
   method: 'post',
   path: '/products',
@@ -102,6 +106,7 @@ const createProductRoute = createRoute({
     201: jsonResponse('The new product.', one(ProductRecord), { data: { ...PRODUCT, on_hand: 0, created_at: PRODUCT.updated_at } }),
     ...pickErrors(400, 401, 402, 403, 413),
     ...refusals(409, CODE_CLASHES),
+    ...refusals(422, { unmapped_vat_rate: UNMAPPED_VAT_RATE }),
   },
 });
 
@@ -134,6 +139,7 @@ const updateProductRoute = createRoute({
     200: jsonResponse('The product as saved.', one(ProductRecord), { data: { ...PRODUCT, ...UPDATE_PRODUCT, updated_at: '2026-11-21T07:58:02.000Z' } }),
     ...pickErrors(400, 401, 402, 403, 404, 413),
     ...refusals(409, CODE_CLASHES),
+    ...refusals(422, { unmapped_vat_rate: UNMAPPED_VAT_RATE }),
   },
 });
 
@@ -349,6 +355,7 @@ export const productRoutes = newRouter()
     const body = c.req.valid('json');
     const { tx } = c.var;
     await assertCategory(tx, body.category_id);
+    await assertCertifiableRate(tx, c.var.deps.config, body.vat_rate, 'vat_rate');
     const vatRate = body.vat_rate ?? (await shopDefaults(tx)).default_vat_rate;
     return c.json({ data: await createProduct(tx, { ...body, vat_rate: vatRate }) }, 201);
   })
@@ -365,6 +372,7 @@ export const productRoutes = newRouter()
     const { tx } = c.var;
     await lockedProduct(tx, id);
     await assertCategory(tx, body.category_id);
+    await assertCertifiableRate(tx, c.var.deps.config, body.vat_rate, 'vat_rate');
     return c.json({ data: await updateProduct(tx, id, body) }, 200);
   })
   .openapi(deleteProductRoute, async (c) => {

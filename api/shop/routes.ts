@@ -1,7 +1,8 @@
 import { createRoute } from '@hono/zod-openapi';
+import { assertCertifiableRate } from '../fiscal/certification-queries.ts';
 import { authenticate, requireActiveSubscription, requireRole } from '../middleware/auth.ts';
 import { newRouter } from '../router.ts';
-import { bearer, jsonBody, jsonResponse, one, pickErrors } from '../schemas.ts';
+import { bearer, jsonBody, jsonResponse, one, pickErrors, refusals } from '../schemas.ts';
 import { findCurrentShop, updateCurrentShop } from './queries.ts';
 import { ShopRecord, UpdateShopBody } from './schemas.ts';
 
@@ -37,9 +38,19 @@ const putShop = createRoute({
   responses: {
     200: jsonResponse('The shop as saved.', one(ShopRecord)),
     ...pickErrors(400, 401, 402, 403, 413),
+    ...refusals(422, {
+      unmapped_vat_rate: {
+        on: 'default_vat_rate',
+        meaning: 'The shop certifies its sales and its tax authority has no tax group for this VAT rate (GET /fiscal/certification lists them).',
+      },
+    }),
   },
 });
 
 export const shopRoutes = newRouter()
   .openapi(getShop, async (c) => c.json({ data: (await findCurrentShop(c.var.tx))! }, 200))
-  .openapi(putShop, async (c) => c.json({ data: await updateCurrentShop(c.var.tx, c.req.valid('json')) }, 200));
+  .openapi(putShop, async (c) => {
+    const body = c.req.valid('json');
+    await assertCertifiableRate(c.var.tx, c.var.deps.config, body.default_vat_rate, 'default_vat_rate');
+    return c.json({ data: await updateCurrentShop(c.var.tx, body) }, 200);
+  });

@@ -327,3 +327,17 @@ t.test('what e-MCF refuses is rejected with its code and text, listed for the ow
   t.match(mail.text, /Refusé par l'administration fiscale \(La référence de la facture originale n'est pas valide/);
   await waitFor(() => mailbox.received.some((m) => m.to.includes(owner.email) && m.text.includes(`Ticket n° ${refusedSale.receipt_no}`)), 'the alert of the rejected sale');
 });
+
+t.test('while the shop certifies, a product or a default VAT rate e-MECeF has no group for is refused where it is set', async (t) => {
+  const owner = await shopSellingAt(api, 18);
+  await enableCertification(api, owner.token, credentials);
+  const refused = await api.request('POST', '/products', { token: owner.token, body: { name: 'Savon', price_xaf: 500, cost_xaf: 300, vat_rate: 19.25 } });
+  expectInvalid(t, refused, 'vat_rate', 'a new product at 19.25 %', 'unmapped_vat_rate');
+  t.match(refused.body.errors.vat_rate[0], /19,25 %.*e-MECeF/);
+  const taken = await createProduct(api, owner.token, { name: 'Jus', price_xaf: 1180, vat_rate: 18 });
+  expectInvalid(t, await api.request('PUT', `/products/${taken.id}`, { token: owner.token, body: { vat_rate: 5.5 } }), 'vat_rate', 'a product changed to 5.5 %', 'unmapped_vat_rate');
+  t.equal((await api.request('PUT', `/products/${taken.id}`, { token: owner.token, body: { vat_rate: 0 } })).status, 200, 'exempt (group A) is taken');
+  expectInvalid(t, await api.request('PUT', '/shop', { token: owner.token, body: { default_vat_rate: 19.25 } }), 'default_vat_rate', 'the shop\'s default', 'unmapped_vat_rate');
+  t.equal((await api.request('PUT', '/fiscal/certification', { token: owner.token, body: { enabled: false } })).status, 200);
+  t.equal((await api.request('PUT', '/shop', { token: owner.token, body: { default_vat_rate: 19.25 } })).status, 200, 'taken once certification is off');
+});
