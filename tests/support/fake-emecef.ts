@@ -133,8 +133,10 @@ export async function startFakeEmecef(t: Test): Promise<FakeEmecef> {
   let recorded = 0;
   const now = () => Date.now() + offset;
 
+  // Every answer closes its connection: a kept-alive socket that `setDown` closes could otherwise be reused by
+  // the client and fail as a cut answer ("lost") rather than a refused connection.
   const json = (res: ServerResponse, status: number, body: unknown) => {
-    res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' });
+    res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', connection: 'close' });
     res.end(JSON.stringify(body));
   };
   const error = (code: string, extra: Record<string, unknown> = {}) => ({ ...extra, errorCode: code, errorDesc: ERRORS[code] });
