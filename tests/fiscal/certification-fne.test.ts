@@ -86,7 +86,10 @@ t.test('enabling FNE needs the NCC, the API key and the point of sale; 18, 9 and
     [{ vat_rate: '0', tax_group: 'TVAD' }, { vat_rate: '9', tax_group: 'TVAB' }, { vat_rate: '18', tax_group: 'TVA' }],
   );
 
-  await createProduct(api, owner.token, { name: 'Parfum importé', price_xaf: 11925, vat_rate: 19.25 });
+  const perfume = { name: 'Parfum importé', price_xaf: 11925, vat_rate: 19.25 };
+  expectInvalid(t, await api.request('POST', '/products', { token: owner.token, body: perfume }), 'vat_rate', 'while it is on, a product at 19.25 % is refused', 'unmapped_vat_rate');
+  t.equal((await api.request('PUT', '/fiscal/certification', { token: owner.token, body: { enabled: false } })).status, 200);
+  await createProduct(api, owner.token, perfume);
   const again = await put({});
   expectInvalid(t, again, 'enabled', 'a product at 19.25 % refuses enabling again', 'unmapped_vat_rate');
   t.match(again.body.errors.enabled[0], /Parfum importé/);
