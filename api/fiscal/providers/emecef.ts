@@ -1,5 +1,5 @@
 import type { Config } from '../../config.ts';
-import { authorityCall, type Failure, readJsonObject } from './http.ts';
+import { authorityCall, type Failure, guardedDelivery, paymentIn, readJsonObject, taxGroupIn } from './http.ts';
 import type { CertificationLine, CertificationRequest, Certified, DeliveryOutcome, DeliveryState, FiscalProvider, Journal } from './types.ts';
 
 type EmecefConfig = Pick<Config, 'EMECEF_BASE_URL' | 'FISCAL_TIMEOUT_MS'>;
@@ -322,25 +322,8 @@ export function emecef(config: EmecefConfig): FiscalProvider {
 
   return {
     name: 'emecef',
-    taxGroupFor(vatRate: string): string | null {
-      if (!/^\s*\d+(\.\d+)?\s*$/.test(vatRate)) return null;
-      const key = String(Number(vatRate));
-      return Object.hasOwn(EMECEF_TAX_GROUPS, key) ? EMECEF_TAX_GROUPS[key]! : null;
-    },
-    paymentTypeFor(method: string): string {
-      return Object.hasOwn(EMECEF_PAYMENT_TYPES, method) ? EMECEF_PAYMENT_TYPES[method]! : EMECEF_OTHER_PAYMENT_TYPE;
-    },
-    async deliver(request, state, journal, signal) {
-      let outcome: DeliveryOutcome;
-      try {
-        outcome = await delivery(request, state, journal, signal);
-      } catch (error) {
-        // Only a fault of ours can land here, at any stage: nothing is assumed about what e-MCF did.
-        outcome = { outcome: 'unknown', detail: `e-MECeF connector failed: ${(error as Error).message}`.slice(0, 300) };
-      }
-      // The token is never in a detail by construction; an authority's text echoing it is blanked all the same.
-      const token = request.credentials.apiToken;
-      return 'detail' in outcome && token ? { ...outcome, detail: outcome.detail.split(token).join('[token]') } : outcome;
-    },
+    taxGroupFor: (vatRate) => taxGroupIn(EMECEF_TAX_GROUPS, vatRate),
+    paymentTypeFor: (method) => paymentIn(EMECEF_PAYMENT_TYPES, EMECEF_OTHER_PAYMENT_TYPE, method),
+    deliver: (request, state, journal, signal) => guardedDelivery('e-MECeF', request, '[token]', () => delivery(request, state, journal, signal)),
   };
 }

@@ -1,5 +1,5 @@
 import type { Config } from '../../config.ts';
-import { authorityCall, readJsonObject } from './http.ts';
+import { authorityCall, guardedDelivery, paymentIn, readJsonObject, taxGroupIn } from './http.ts';
 import type { CertificationLine, CertificationRequest, Certified, DeliveryOutcome, DeliveryState, FiscalProvider, Journal } from './types.ts';
 
 type FneConfig = Pick<Config, 'FNE_BASE_URL' | 'FISCAL_TIMEOUT_MS'>;
@@ -299,25 +299,8 @@ export function fne(config: FneConfig): FiscalProvider {
 
   return {
     name: 'fne',
-    taxGroupFor(vatRate: string): string | null {
-      if (!/^\s*\d+(\.\d+)?\s*$/.test(vatRate)) return null;
-      const key = String(Number(vatRate));
-      return Object.hasOwn(FNE_TAX_GROUPS, key) ? FNE_TAX_GROUPS[key]! : null;
-    },
-    paymentTypeFor(method: string): string {
-      return Object.hasOwn(FNE_PAYMENT_METHODS, method) ? FNE_PAYMENT_METHODS[method]! : FNE_OTHER_PAYMENT_METHOD;
-    },
-    async deliver(request, state, journal, signal) {
-      let outcome: DeliveryOutcome;
-      try {
-        outcome = await delivery(request, state ?? {}, journal, signal);
-      } catch (error) {
-        // Only a fault of ours can land here, at any stage: nothing is assumed about what FNE did.
-        outcome = { outcome: 'unknown', detail: `FNE connector failed: ${(error as Error).message}`.slice(0, DETAIL_MAX) };
-      }
-      // The key is never in a detail by construction; an authority's text echoing it is blanked all the same.
-      const key = request.credentials.apiToken;
-      return 'detail' in outcome && key ? { ...outcome, detail: outcome.detail.split(key).join('[api key]') } : outcome;
-    },
+    taxGroupFor: (vatRate) => taxGroupIn(FNE_TAX_GROUPS, vatRate),
+    paymentTypeFor: (method) => paymentIn(FNE_PAYMENT_METHODS, FNE_OTHER_PAYMENT_METHOD, method),
+    deliver: (request, state, journal, signal) => guardedDelivery('FNE', request, '[api key]', () => delivery(request, state ?? {}, journal, signal)),
   };
 }

@@ -1,8 +1,11 @@
 /**
- * The one HTTP call both authorities' connectors make (e-MECeF and FNE document the same conventions:
- * JSON both ways, a bearer token), and the line between what certainly never reached the authority and
- * what may have: the whole difference between a record sent again freely and one that never is.
+ * What both authorities' connectors share. The one HTTP call they make (e-MECeF and FNE document the
+ * same conventions: JSON both ways, a bearer token), and the line between what certainly never reached
+ * the authority and what may have: the whole difference between a record sent again freely and one that
+ * never is. Their mapping tables' look-up, and the guard around a delivery.
  */
+import type { CertificationRequest, DeliveryOutcome } from './types.ts';
+
 
 /** A call's answer, or why there is none: `refused` when it never reached the authority, `lost` when it may have. */
 export type Failure = { failure: 'refused' | 'lost'; detail: string };
@@ -43,4 +46,31 @@ export async function readJsonObject(response: Response): Promise<Record<string,
   } catch {
     return null;
   }
+}
+
+/** A VAT rate (as text, "18" or "18.00") in a connector's table of tax groups; null for a rate it has none for, or text of another shape. */
+export function taxGroupIn(groups: Readonly<Record<string, string>>, vatRate: string): string | null {
+  if (!/^\s*\d+(\.\d+)?\s*$/.test(vatRate)) return null;
+  const key = String(Number(vatRate));
+  return Object.hasOwn(groups, key) ? groups[key]! : null;
+}
+
+/** One of our payment methods in a connector's table, or the method it takes for any other. */
+export const paymentIn = (methods: Readonly<Record<string, string>>, other: string, method: string): string =>
+  Object.hasOwn(methods, method) ? methods[method]! : other;
+
+/**
+ * A delivery whose own fault (a throw, at any stage) is `unknown`: nothing is assumed about what the
+ * authority did. The token is never in a detail by construction; an authority's text echoing it is
+ * blanked all the same, as `blank`.
+ */
+export async function guardedDelivery(authority: string, request: CertificationRequest, blank: string, run: () => Promise<DeliveryOutcome>): Promise<DeliveryOutcome> {
+  let outcome: DeliveryOutcome;
+  try {
+    outcome = await run();
+  } catch (error) {
+    outcome = { outcome: 'unknown', detail: `${authority} connector failed: ${(error as Error).message}`.slice(0, 300) };
+  }
+  const token = request.credentials.apiToken;
+  return 'detail' in outcome && token ? { ...outcome, detail: outcome.detail.split(token).join(blank) } : outcome;
 }
