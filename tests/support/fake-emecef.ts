@@ -1,7 +1,7 @@
 import { randomInt, randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Test } from 'tap';
+import { startSwitchableServer } from './switchable-server.ts';
 
 /**
  * A fake of Benin's e-MCF as the DGI documents it ("Spécification de l'API pour l'e-MCF" v1.0; the
@@ -274,26 +274,8 @@ export async function startFakeEmecef(t: Test): Promise<FakeEmecef> {
     }
   };
 
-  const server = createServer((req, res) => {
-    let raw = '';
-    req.setEncoding('utf8');
-    req.on('data', (chunk) => (raw += chunk));
-    req.on('end', () => handle(req, res, raw));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
-  const url = `http://127.0.0.1:${port}`;
-  let listening = true;
-
-  const stop = async () => {
-    hung.splice(0).forEach((res) => res.destroy());
-    if (!listening) return;
-    listening = false;
-    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    server.closeAllConnections();
-    await closed;
-  };
-  t.teardown(stop);
+  const server = await startSwitchableServer(t, handle, hung);
+  const url = server.url;
 
   return {
     url,
@@ -314,22 +296,7 @@ export async function startFakeEmecef(t: Test): Promise<FakeEmecef> {
     setMaxPending(max) {
       maxPending = max;
     },
-    async setDown(down) {
-      if (down) {
-        await stop();
-        // The clients' kept-alive sockets were closed: a moment for them to see it, so that their next call is refused, not cut.
-        return new Promise((resolve) => setTimeout(resolve, 50));
-      }
-      if (listening) return;
-      await new Promise<void>((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(port, '127.0.0.1', () => {
-          server.off('error', reject);
-          resolve();
-        });
-      });
-      listening = true;
-    },
-    close: stop,
+    setDown: server.setDown,
+    close: server.stop,
   };
 }

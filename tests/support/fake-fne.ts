@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Test } from 'tap';
+import { startSwitchableServer } from './switchable-server.ts';
 
 /**
  * A fake of Cote d'Ivoire's FNE as the DGI documents it ("Procédure d'interfaçage des entreprises par API",
@@ -267,26 +267,8 @@ export async function startFakeFne(t: Test): Promise<FakeFne> {
     return answer(201, { ncc: FNE_NCC, reference: note.reference, token: tokenUrl, warning: false, balance_sticker: stickersLeft() });
   };
 
-  const server = createServer((req, res) => {
-    let raw = '';
-    req.setEncoding('utf8');
-    req.on('data', (chunk) => (raw += chunk));
-    req.on('end', () => handle(req, res, raw));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
-  url = `http://127.0.0.1:${port}`;
-  let listening = true;
-
-  const stop = async () => {
-    hung.splice(0).forEach((res) => res.destroy());
-    if (!listening) return;
-    listening = false;
-    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    server.closeAllConnections();
-    await closed;
-  };
-  t.teardown(stop);
+  const server = await startSwitchableServer(t, handle, hung);
+  url = server.url;
 
   return {
     url,
@@ -297,18 +279,7 @@ export async function startFakeFne(t: Test): Promise<FakeFne> {
     failNext(route, fault, times = 1) {
       for (let i = 0; i < times; i++) faults[route].push(fault);
     },
-    async setDown(down) {
-      if (down) return stop();
-      if (listening) return;
-      await new Promise<void>((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(port, '127.0.0.1', () => {
-          server.off('error', reject);
-          resolve();
-        });
-      });
-      listening = true;
-    },
-    close: stop,
+    setDown: server.setDown,
+    close: server.stop,
   };
 }
