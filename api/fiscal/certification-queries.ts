@@ -150,7 +150,7 @@ export async function listCertifications(tx: Tx, status: CertificationStatus | u
 }
 
 export async function findCertification(tx: Tx, chainNo: number): Promise<CertificationRow | null> {
-  const [row] = await listCertifications(tx, undefined, chainNo - 1, 0);
+  const [row] = await listCertifications(tx, undefined, chainNo - 1, 1);
   return row && row.chain_no === chainNo ? row : null;
 }
 

@@ -15,7 +15,7 @@
 import type { Config } from '../config.ts';
 import { unseal } from '../lib/secrets.ts';
 import { fiscalProvider } from './providers/index.ts';
-import type { CertificationLine, CertificationRequest, DeliveryOutcome, DeliveryState, FiscalProviderName, OriginalCertification } from './providers/types.ts';
+import type { CertificationLine, CertificationRequest, DeliveryOutcome, DeliveryState, FiscalProvider, FiscalProviderName, OriginalCertification } from './providers/types.ts';
 
 /** A query on a connection with no transaction open: each statement commits on its own (graphile-worker's helpers.query). */
 export type Query = <T extends Record<string, any> = any>(text: string, values?: unknown[]) => Promise<{ rows: T[] }>;
@@ -67,12 +67,12 @@ export async function deliverPending(
       run.nextRunAt = record.next_attempt_at;
       return run;
     }
-    const prepared = await prepareRequest(query, config, appKey, shopId, record);
+    const provider = fiscalProvider(config, record.provider);
+    const prepared = await prepareRequest(query, provider, appKey, shopId, record);
     let outcome: DeliveryOutcome;
     if ('refused' in prepared) {
       outcome = { outcome: 'rejected', reason: prepared.refused, detail: prepared.detail };
     } else {
-      const provider = fiscalProvider(config, record.provider);
       const journal = {
         note: async (state: DeliveryState) => {
           await query(`update fiscal_certifications set state = $3, updated_at = now() where shop_id = $1 and chain_no = $2`, [shopId, record.chain_no, JSON.stringify(state)]);
@@ -158,8 +158,7 @@ interface RecordRow {
 }
 
 /** The record as the authority is sent it, or why it cannot be sent at all (a rejection of ours). */
-async function prepareRequest(query: Query, config: Config, appKey: string, shopId: string, record: OpenRecord): Promise<{ request: CertificationRequest } | { refused: string; detail: string }> {
-  const provider = fiscalProvider(config, record.provider);
+async function prepareRequest(query: Query, provider: FiscalProvider, appKey: string, shopId: string, record: OpenRecord): Promise<{ request: CertificationRequest } | { refused: string; detail: string }> {
   const { rows } = await query<RecordRow>(RECORD_SQL, [shopId, record.ref_id, record.kind]);
   const row = rows[0];
   if (!row) return { refused: 'record_missing', detail: 'The record this certification is about no longer exists.' };
