@@ -80,6 +80,11 @@ const schema = z.object({
   DB_SHOP_SHARE: z.coerce.number().int().min(1).max(200).optional(),
   // Off behind PgBouncer in transaction mode (prepared statements live in a server session the pooler does not keep).
   DB_PREPARED_STATEMENTS: z.enum(['true', 'false']).default('true').transform((value) => value === 'true'),
+  // A streaming standby of DATABASE_URL's database, with the same owner credentials, that read-only reports and exports read
+  // (api/lib/replica.ts) while it is at most REPLICA_MAX_LAG_MS behind; past that, or out of reach, they read the primary.
+  REPLICA_DATABASE_URL: postgresUrl.optional(),
+  // 30 s: a standby with PostgreSQL's defaults may hold replay back that long (max_standby_streaming_delay) for a long query.
+  REPLICA_MAX_LAG_MS: z.coerce.number().int().min(0).max(3_600_000).default(30_000),
   // A direct connection (not through a pooler in transaction mode) for the worker's LISTEN; DATABASE_URL when unset.
   WORKER_LISTEN_DATABASE_URL: postgresUrl.optional(),
   // GET /metrics answers with `Authorization: Bearer <METRICS_TOKEN>`; 404 while unset.
@@ -121,6 +126,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   if (config.NODE_ENV === 'production' && !config.DATABASE_URL) {
     throw new ConfigError('Invalid configuration: DATABASE_URL is required when NODE_ENV=production');
+  }
+  if (config.REPLICA_DATABASE_URL && !config.DATABASE_URL) {
+    throw new ConfigError('Invalid configuration: REPLICA_DATABASE_URL requires DATABASE_URL (a replica of the embedded database cannot exist)');
   }
   if (config.WORKER_METRICS_PORT !== undefined && !config.METRICS_TOKEN) {
     throw new ConfigError('Invalid configuration: METRICS_TOKEN is required when WORKER_METRICS_PORT is set');

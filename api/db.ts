@@ -28,12 +28,15 @@ export const APP_DB_ROLE = 'pos_app';
  * the server, but a statement then waits for the previous answer there too: a round trip more per
  * request, the price of the pooler.
  */
-export function createSql(url: string, options: { max?: number; applicationName?: string; preparedStatements?: boolean } = {}): Sql {
+export function createSql(
+  url: string,
+  options: { max?: number; applicationName?: string; preparedStatements?: boolean; connectTimeoutSeconds?: number } = {},
+): Sql {
   const pooled = options.preparedStatements === false;
   return postgres(url, {
     max: options.max ?? 10,
     idle_timeout: 30,
-    connect_timeout: 10,
+    connect_timeout: options.connectTimeoutSeconds ?? 10,
     ...(pooled ? { prepare: false, max_pipeline: 0 } : {}),
     onnotice: () => {},
     connection: { application_name: options.applicationName ?? 'pos-api' },
@@ -54,4 +57,13 @@ export function appDatabaseUrl(ownerUrl: string, login: { role: string; password
   url.username = login.role;
   url.password = login.password;
   return url.toString();
+}
+
+/**
+ * The application's connection string on the read replica: REPLICA_DATABASE_URL's host, port, database and
+ * parameters with the login of `appUrl`, which the replica has since it is a physical copy of the primary.
+ */
+export function replicaDatabaseUrl(replicaUrl: string, appUrl: string): string {
+  const app = new URL(appUrl);
+  return appDatabaseUrl(replicaUrl, { role: decodeURIComponent(app.username), password: decodeURIComponent(app.password) });
 }

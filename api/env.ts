@@ -34,6 +34,8 @@ export interface Deps {
   config: Config;
   /** Pool of the row-level-security-bound application role. */
   sql: Sql;
+  /** The same role's pool on the read replica (REPLICA_DATABASE_URL), read by the reports that may be stale (api/lib/replica.ts). */
+  replica?: Sql;
   appKey: string;
   log: Logger;
   /** The caller's address as the platform's server reports it. */

@@ -8,6 +8,7 @@ import { startWorker } from '../worker/worker.ts';
 import { createApp } from './app.ts';
 import { loadConfigOrExit } from './config.ts';
 import { createSql } from './db.ts';
+import { openReplica } from './lib/replica.ts';
 import { createLogger } from './logger.ts';
 import { openRuntime } from './runtime.ts';
 import { exitOnStartupError, guardProcess, nodeClientAddress, onShutdown, serveNode } from './server.ts';
@@ -24,8 +25,10 @@ try {
     lockAttempts: config.MIGRATE_LOCK_ATTEMPTS,
     log: (line) => log.info(line),
   });
-  const sql = createSql(await runtime.appUrl(), { max: config.DB_POOL_MAX, preparedStatements: config.DB_PREPARED_STATEMENTS });
-  const app = createApp({ config, sql, appKey: runtime.appKey, log, clientAddress: nodeClientAddress });
+  const appUrl = await runtime.appUrl();
+  const sql = createSql(appUrl, { max: config.DB_POOL_MAX, preparedStatements: config.DB_PREPARED_STATEMENTS });
+  const replica = openReplica(config, appUrl);
+  const app = createApp({ config, sql, replica, appKey: runtime.appKey, log, clientAddress: nodeClientAddress });
   const server = await serveNode(app, config.PORT, { requestTimeoutMs: config.HTTP_REQUEST_TIMEOUT_MS, shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS });
   const worker = await startWorker(runtime, log.child({ role: 'worker' }));
   const workerMetrics = await serveWorkerMetrics(worker, runtime, log.child({ role: 'worker' }));
@@ -33,7 +36,7 @@ try {
     // At once, each within SHUTDOWN_TIMEOUT_MS: neither the requests nor the jobs wait for the other.
     ['http and worker', async () => void (await Promise.all([server.close(), worker.stop()]))],
     ['worker metrics', async () => void (await workerMetrics?.close())],
-    ['pool', () => sql.end({ timeout: 5 })],
+    ['pools', async () => void (await Promise.all([sql.end({ timeout: 5 }), replica?.end({ timeout: 5 })]))],
     ['database', () => runtime.stop()],
   ]);
   const base = `http://localhost:${server.port}`;

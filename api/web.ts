@@ -6,6 +6,7 @@ import { checkSchemaAtStart } from '../db/schema-check.ts';
 import { createApp } from './app.ts';
 import { loadConfigOrExit } from './config.ts';
 import { createSql } from './db.ts';
+import { openReplica } from './lib/replica.ts';
 import { createLogger } from './logger.ts';
 import { openRuntime } from './runtime.ts';
 import { exitOnStartupError, guardProcess, nodeClientAddress, onShutdown, serveNode } from './server.ts';
@@ -17,9 +18,11 @@ guardProcess(log);
 try {
   const runtime = await openRuntime(config, { allowEmbedded: false });
   await checkSchemaAtStart(runtime.ownerUrl, (line) => log.warn(line));
-  const sql = createSql(await runtime.appUrl(), { max: config.DB_POOL_MAX, preparedStatements: config.DB_PREPARED_STATEMENTS });
+  const appUrl = await runtime.appUrl();
+  const sql = createSql(appUrl, { max: config.DB_POOL_MAX, preparedStatements: config.DB_PREPARED_STATEMENTS });
+  const replica = openReplica(config, appUrl);
   const lifecycle = { stopping: false };
-  const server = await serveNode(createApp({ config, sql, appKey: runtime.appKey, log, clientAddress: nodeClientAddress, lifecycle }), config.PORT, {
+  const server = await serveNode(createApp({ config, sql, replica, appKey: runtime.appKey, log, clientAddress: nodeClientAddress, lifecycle }), config.PORT, {
     requestTimeoutMs: config.HTTP_REQUEST_TIMEOUT_MS,
     shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
   });
@@ -31,7 +34,7 @@ try {
     }],
     // SHUTDOWN_TIMEOUT_MS counts from the signal: the drain has what the delay left of it.
     ['http', () => server.close(Math.max(1_000, config.SHUTDOWN_TIMEOUT_MS - config.SHUTDOWN_READY_DELAY_MS))],
-    ['pool', () => sql.end({ timeout: 5 })],
+    ['pools', async () => void (await Promise.all([sql.end({ timeout: 5 }), replica?.end({ timeout: 5 })]))],
   ]);
   log.info({ port: server.port }, 'web listening');
 } catch (error) {

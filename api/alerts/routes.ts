@@ -7,6 +7,7 @@ import { bearer, jsonResponse, pickErrors } from '../schemas.ts';
 import { EXPIRING_ALERT, LOW_STOCK_ALERT } from './examples.ts';
 import { expiringBatches, stockAlerts } from './queries.ts';
 import { Alert, AlertsQuery, Expiring, ExpiringQuery } from './schemas.ts';
+import { fromReplica, MAY_LAG } from '../lib/replica.ts';
 
 /** Stock alerts and expiring batches are a manager's reading (issue 13). */
 const readers: MiddlewareHandler<AppEnv>[] = [authenticate, requireRole('manager')];
@@ -22,7 +23,8 @@ const expiring = createRoute({
     'Batches with stock left whose expiry date is at most `within_days` days from today in the shop\'s time zone, already expired ones included ' +
     '(negative `days_left`), soonest first, then by name. `value_xaf` is what the batch holds at the unit cost it was received at (excluding VAT), ' +
     'rounded half away from zero; `meta.total_value_xaf` sums them. Batches of deleted products or variants are left out; batches without an expiry ' +
-    'date never expire. Not paginated: a shop holds few dated batches within a window.',
+    'date never expire. Not paginated: a shop holds few dated batches within a window. ' +
+    MAY_LAG,
   security: bearer,
   middleware: readers,
   request: { query: ExpiringQuery },
@@ -54,11 +56,14 @@ const alerts = createRoute({
 });
 
 export const alertRoutes = newRouter()
-  .openapi(expiring, async (c) => {
-    const { within_days } = c.req.valid('query');
-    const { rows, asOf } = await expiringBatches(c.var.tx, within_days);
-    return c.json({ data: rows, meta: { within_days, as_of: asOf, total_value_xaf: rows.reduce((sum, row) => sum + row.value_xaf, 0) } }, 200);
-  })
+  .openapi(
+    expiring,
+    fromReplica(async (c) => {
+      const { within_days } = c.req.valid('query');
+      const { rows, asOf } = await expiringBatches(c.var.tx, within_days);
+      return c.json({ data: rows, meta: { within_days, as_of: asOf, total_value_xaf: rows.reduce((sum, row) => sum + row.value_xaf, 0) } }, 200);
+    }),
+  )
   .openapi(alerts, async (c) => {
     const { dead_days, expiring_days, limit } = c.req.valid('query');
     return c.json({ data: await stockAlerts(c.var.tx, dead_days, expiring_days, limit) }, 200);

@@ -8,6 +8,7 @@ import { newRouter } from '../router.ts';
 import { bearer, jsonBody, jsonResponse, one, pickErrors, refusals, Uuid } from '../schemas.ts';
 import { openDebts, receivables, settle, settlements } from './queries.ts';
 import { Receivables, SettlementBody, SettlementRecord, Statement } from './schemas.ts';
+import { fromReplica, MAY_LAG } from '../lib/replica.ts';
 
 const CustomerParam = z.object({ customer_id: Uuid.openapi({ param: { name: 'customer_id', in: 'path' } }) });
 const cashiers: MiddlewareHandler<AppEnv>[] = [authenticate, requireRole('cashier')];
@@ -56,7 +57,8 @@ const report = createRoute({
   summary: 'Who owes what, aged 0-30, 31-60, 61-90 and over 90 days by sale date (manager or owner)',
   description:
     'Every customer who owes, largest balance first, what they owe split by the age of each unsettled credit sale (days since the sale), ' +
-    'the date of their oldest unsettled sale, and the totals of the shop.',
+    'the date of their oldest unsettled sale, and the totals of the shop. ' +
+    MAY_LAG,
   security: bearer,
   middleware: [authenticate, requireRole('manager')],
   responses: { 200: jsonResponse('Receivables, largest balance first.', one(Receivables)), ...pickErrors(401, 403) },
@@ -92,4 +94,7 @@ export const creditRoutes = newRouter()
     const [settlement] = await settlements(tx, customer_id, paymentId);
     return c.json({ data: settlement! }, 201);
   })
-  .openapi(report, async (c) => c.json({ data: await receivables(c.var.tx) }, 200));
+  .openapi(
+    report,
+    fromReplica(async (c) => c.json({ data: await receivables(c.var.tx) }, 200)),
+  );

@@ -6,7 +6,7 @@
  */
 import { createRoute, z } from '@hono/zod-openapi';
 import { decodeCursor, page } from '../lib/pagination.ts';
-import { authenticate, requireRole, streamedFromTransaction } from '../middleware/auth.ts';
+import { authenticate, requireRole } from '../middleware/auth.ts';
 import { newRouter } from '../router.ts';
 import { bearer, jsonResponse, many, one, pickErrors } from '../schemas.ts';
 import { ARCHIVE_BATCH, ARCHIVE_CONTENT_TYPE, archiveLine, archiveStream } from './archive.ts';
@@ -14,6 +14,7 @@ import { ARCHIVE_PUBLIC_KEY, ARCHIVE_SIGNATURE, FISCAL_ENTRY } from './examples.
 import { checkIntegrity, entriesRecordedIn, listClosings, listEntries } from './queries.ts';
 import { ArchivePublicKey, ClosingListQuery, EntryListQuery, FiscalClosing, FiscalEntry, FiscalIntegrity, FiscalRangeQuery } from './schemas.ts';
 import { archiveKey } from './signing.ts';
+import { fromReplica, MAY_LAG, streamedFromReplica } from '../lib/replica.ts';
 
 /** CONTRACT sections 3 and 13: managers and the owner; cashiers get 403. Reads, so an ended subscription does not stop them. */
 const readers = [authenticate, requireRole('manager')];
@@ -57,6 +58,7 @@ const integrityRoute = createRoute({
     'an edited payment, an entry whose hash or content was edited, an entry or a record deleted, whoever made the change.',
     '`from` and `to` (days in the shop\'s time zone, both included, both optional) choose the entries by when they were recorded; `to` before `from` is a 422 on `to`.',
     'On a large shop the check takes seconds: it may run until shortly before the request\'s deadline (`REQUEST_DEADLINE_MS`), then answers 503.',
+    MAY_LAG,
   ].join(' '),
   security: bearer,
   middleware: readers,
@@ -97,6 +99,7 @@ const archiveRoute = createRoute({
     'and never verifies. `from` and `to` (days in the shop\'s time zone, both included, both optional) choose the entries by when they were recorded:',
     'a stretch of the chain. Anyone verifies it with any Ed25519 library, or offline with `npm run fiscal:verify -- FILE [--public-key KEY]`,',
     `which also recomputes each hash and checks that the chain follows on. ${KEY_FOLLOWS_APP_KEY}`,
+    MAY_LAG,
   ].join(' '),
   security: bearer,
   middleware: readers,
@@ -130,13 +133,16 @@ export const fiscalRoutes = newRouter()
     const { rows, nextCursor } = page(await listEntries(c.var.tx, start, limit), limit, (entry) => [entry.chain_no]);
     return c.json({ data: rows, meta: { next_cursor: nextCursor } }, 200);
   })
-  .openapi(integrityRoute, async (c) => {
-    const { REQUEST_DEADLINE_MS, DB_ACQUIRE_TIMEOUT_MS } = c.var.deps.config;
-    // The check may take longer than the app role's 30 s, but never past the request's answer: it starts at most
-    // DB_ACQUIRE_TIMEOUT_MS after the request came (waiting for a connection), and is cancelled a second before the deadline.
-    const timeoutMs = Math.max(1_000, REQUEST_DEADLINE_MS - DB_ACQUIRE_TIMEOUT_MS - 1_000);
-    return c.json({ data: (await checkIntegrity(c.var.tx, c.req.valid('query'), timeoutMs)) as z.infer<typeof FiscalIntegrity> }, 200);
-  })
+  .openapi(
+    integrityRoute,
+    fromReplica(async (c) => {
+      const { REQUEST_DEADLINE_MS, DB_ACQUIRE_TIMEOUT_MS } = c.var.deps.config;
+      // The check may take longer than the app role's 30 s, but never past the request's answer: it starts at most
+      // DB_ACQUIRE_TIMEOUT_MS after the request came (waiting for a connection), and is cancelled a second before the deadline.
+      const timeoutMs = Math.max(1_000, REQUEST_DEADLINE_MS - DB_ACQUIRE_TIMEOUT_MS - 1_000);
+      return c.json({ data: (await checkIntegrity(c.var.tx, c.req.valid('query'), timeoutMs)) as z.infer<typeof FiscalIntegrity> }, 200);
+    }),
+  )
   .openapi(closingsRoute, async (c) => {
     const { limit, cursor, period } = c.req.valid('query');
     const after = decodeCursor(cursor, ClosingKey);
@@ -145,7 +151,7 @@ export const fiscalRoutes = newRouter()
   })
   .openapi(
     archiveRoute,
-    streamedFromTransaction(async (c) => {
+    streamedFromReplica(async (c) => {
       const { from, to } = c.req.valid('query');
       const batches = entriesRecordedIn(c.var.tx, { from, to }).cursor(ARCHIVE_BATCH)[Symbol.asyncIterator]();
       const first = await batches.next();

@@ -24,6 +24,7 @@ import {
   ReportQuery,
   TierRecord,
 } from './schemas.ts';
+import { fromReplica, MAY_LAG } from '../lib/replica.ts';
 
 const CustomerParam = z.object({ customer_id: Uuid.openapi({ param: { name: 'customer_id', in: 'path' } }) });
 const cashiers: MiddlewareHandler<AppEnv>[] = [authenticate, requireRole('cashier')];
@@ -129,7 +130,7 @@ const report = createRoute({
   tags: ['Loyalty', 'Reports'],
   operationId: 'getLoyaltyReport',
   summary: 'Points issued, redeemed and adjusted over a period; top holders; customers and points per tier (manager or owner)',
-  description: 'Over the days `from` to `to` of the shop\'s calendar (default the last 30 days): points issued, redeemed, corrected and reversed; the points held now; the biggest holders; customers and points per tier. Cashiers get a 403.',
+  description: 'Over the days `from` to `to` of the shop\'s calendar (default the last 30 days): points issued, redeemed, corrected and reversed; the points held now; the biggest holders; customers and points per tier. Cashiers get a 403. ' + MAY_LAG,
   security: bearer,
   middleware: managers,
   request: { query: ReportQuery },
@@ -187,7 +188,10 @@ export const loyaltyRoutes = newRouter()
   })
   .openapi(getTiers, async (c) => c.json({ data: await listTiers(c.var.tx), meta: SINGLE_PAGE }, 200))
   .openapi(putTiers, async (c) => c.json({ data: await replaceTiers(c.var.tx, c.req.valid('json').tiers), meta: SINGLE_PAGE }, 200))
-  .openapi(report, async (c) => {
-    const { from, to } = c.req.valid('query');
-    return c.json({ data: await loyaltyReport(c.var.tx, from, to) }, 200);
-  });
+  .openapi(
+    report,
+    fromReplica(async (c) => {
+      const { from, to } = c.req.valid('query');
+      return c.json({ data: await loyaltyReport(c.var.tx, from, to) }, 200);
+    }),
+  );

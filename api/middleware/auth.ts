@@ -6,8 +6,7 @@ import type { AppEnv, Caller, CallerCheck, Role, UserKind } from '../env.ts';
 import { errors } from '../errors.ts';
 import { sha256 } from '../lib/secrets.ts';
 import { withIdempotencyKey } from './idempotency.ts';
-import { answerStreamed } from './streaming.ts';
-import { inTenant, type TenantScope } from './tenancy.ts';
+import { inTenant } from './tenancy.ts';
 
 const BEARER = /^Bearer\s+(\S+)$/i;
 const DEVICE = /^Device\s+(\S+)$/i;
@@ -140,6 +139,9 @@ export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
   }
   // Checked in the request's transaction, or now when the request never opened one (refused before).
   const fresh = check.fresh !== undefined ? check.fresh : await callerNow(c.var.deps.sql, claims);
+  // An answer streamed from its own transaction (api/lib/replica.ts) is dropped unsent: cancelling its
+  // body ends the transaction at once rather than when the client would have stalled.
+  if (!fresh || !sameForReads(fresh, cached)) await c.res.body?.cancel().catch(() => undefined);
   if (!fresh) {
     recentCallers.delete(claims.sessionId);
     throw errors.unauthenticated();
@@ -220,7 +222,6 @@ export function inRequestTransaction<H extends (c: Context<AppEnv>, next: Next) 
     // A read (GET, HEAD) runs read-only: PostgreSQL refuses any write in it, so its commit need not be awaited.
     const readOnly = c.req.method === 'GET' || c.req.method === 'HEAD';
     const check = c.var.callerCheck;
-    if (STREAMED.has(handler)) return streamedAnswer(c, scope, readOnly, check, () => handler(c, next) as Promise<Response>);
     return inTenant(
       c.var.deps.sql,
       scope,
@@ -234,7 +235,6 @@ export function inRequestTransaction<H extends (c: Context<AppEnv>, next: Next) 
 }
 
 const OWN_STATEMENTS = new WeakSet<object>();
-const STREAMED = new WeakSet<object>();
 const STEPS_BEFORE = new WeakMap<object, (c: Context<AppEnv>) => Promise<void>>();
 
 /**
@@ -257,48 +257,16 @@ export function validInput<S extends z.ZodType>(c: Context<AppEnv>, target: 'jso
 }
 
 /**
- * Marks a handler whose whole operation is one autocommit statement of its own (POST /sales: the
- * receipt counter must be held for the commit only, not across round trips): it runs with no request
- * transaction (`c.var.tx` unset) and uses `c.var.transactionScope` itself. With an `Idempotency-Key`
- * it runs in the transaction as every other handler, since the stored answer is written there.
+ * Marks a handler that opens its own transactions rather than the request's: POST /sales, one
+ * autocommit statement (the receipt counter must be held for the commit only, not across round trips),
+ * and the reports read where api/lib/replica.ts chooses (a replica or the primary). It runs with no
+ * request transaction (`c.var.tx` unset until it sets it) and uses `c.var.transactionScope` itself. With
+ * an `Idempotency-Key` it runs in the transaction as every other handler, since the stored answer is
+ * written there.
  */
 export function inOwnStatements<H extends (c: Context<AppEnv>, next: Next) => unknown>(handler: H): H {
   OWN_STATEMENTS.add(handler);
   return handler;
-}
-
-/**
- * Marks a handler whose answer's body is read from the request's transaction while it is sent (GET
- * /fiscal/archive reads a period with a cursor): the transaction stays open until the body is sent
- * (api/middleware/streaming.ts), not only until the handler returns. The handler answers after its
- * first statement, so its failures are error answers.
- */
-export function streamedFromTransaction<H extends (c: Context<AppEnv>, next: Next) => unknown>(handler: H): H {
-  STREAMED.add(handler);
-  return handler;
-}
-
-/**
- * A streamed handler's answer in the request's transaction. The check of a cached caller is in
- * before any byte of the body leaves: a session over or a caller changed since sends none of it,
- * and authenticate answers as for any read (401, or the request again with the caller it has now).
- */
-function streamedAnswer(c: Context<AppEnv>, scope: TenantScope, readOnly: boolean, check: CallerCheck | undefined, run: () => Promise<Response>): Promise<Response> {
-  let checked: Promise<void> = Promise.resolve();
-  const options = { readOnly, ...(check ? { check: (tx: Tx) => (checked = checkCaller(tx, check)) } : {}) };
-  return answerStreamed(c, scope, options, async (tx) => {
-    c.set('tx', tx);
-    const response = await run();
-    try {
-      await checked;
-    } catch (error) {
-      await response.body?.cancel();
-      throw error;
-    }
-    if (!check || (check.fresh && sameForReads(check.fresh, c.var.caller))) return response;
-    await response.body?.cancel();
-    return new Response(null, { status: response.status, headers: response.headers });
-  });
 }
 
 const RANK: Record<Role, number> = { cashier: 1, manager: 2, owner: 3 };

@@ -1,7 +1,6 @@
 import type { Context } from 'hono';
 import type { Tx } from '../db.ts';
 import type { AppEnv } from '../env.ts';
-import { inTenant, type TenantScope } from './tenancy.ts';
 
 /**
  * How long a streamed answer waits for its client to take the next bytes (or the first) before it cuts
@@ -12,38 +11,36 @@ import { inTenant, type TenantScope } from './tenancy.ts';
  */
 export const STREAM_STALL_MS = 15_000;
 
-type TenantOptions = Parameters<typeof inTenant>[3];
-
 /**
- * An answer whose body is read from the request's transaction as it is sent (GET /fiscal/archive: a
- * period read with a cursor, never held whole in memory). `run` answers once its first statements are
- * done, so that their failures are error answers; the transaction then stays open, with its connection,
- * until the body has been sent, the client has gone, or the client has taken nothing for
- * STREAM_STALL_MS. `answerEnded` says when: the request's admission place (api/middleware/admission.ts)
- * is held until then. A failure once the body has started cuts the answer (the connection is closed,
- * never a clean end), and is logged.
+ * An answer whose body is read from a transaction as it is sent (GET /fiscal/archive: a period read with
+ * a cursor, never held whole in memory). `transaction` opens it (on the server chosen: api/lib/replica.ts)
+ * and runs `work` in it; `answered` tells it whether the body has begun, after which a failure cannot be
+ * read again elsewhere. `run` answers once its first statements are done, so that their failures are
+ * error answers; the transaction then stays open, with its connection, until the body has been sent, the
+ * client has gone, or the client has taken nothing for STREAM_STALL_MS. `answerEnded` says when: the
+ * request's admission place (api/middleware/admission.ts) is held until then. A failure once the body has
+ * started cuts the answer (the connection is closed, never a clean end), and is logged.
  */
-export function answerStreamed(c: Context<AppEnv>, scope: TenantScope, options: TenantOptions, run: (tx: Tx) => Promise<Response>): Promise<Response> {
+export function answerStreamed(
+  c: Context<AppEnv>,
+  transaction: (work: (tx: Tx) => Promise<void>, answered: () => boolean) => Promise<unknown>,
+  run: (tx: Tx) => Promise<Response>,
+): Promise<Response> {
   return new Promise((answer, fail) => {
     let answered = false;
-    const transaction = inTenant(
-      c.var.deps.sql,
-      scope,
-      async (tx) => {
-        const response = await run(tx);
-        answered = true;
-        if (!response.body) return answer(response);
-        const watched = watchedBody(response.body, STREAM_STALL_MS);
-        answer(new Response(watched.body, response));
-        await watched.sent;
-      },
-      options,
-    );
-    c.set('answerEnded', transaction.then(
+    const ended = transaction(async (tx) => {
+      const response = await run(tx);
+      answered = true;
+      if (!response.body) return answer(response);
+      const watched = watchedBody(response.body, STREAM_STALL_MS);
+      answer(new Response(watched.body, response));
+      await watched.sent;
+    }, () => answered);
+    c.set('answerEnded', ended.then(
       () => undefined,
       () => undefined,
     ));
-    transaction.catch((error: unknown) => {
+    ended.catch((error: unknown) => {
       if (!answered) fail(error);
       else c.var.log.warn({ err: error }, 'streamed answer cut short');
     });

@@ -9,6 +9,7 @@ import { bearer, jsonBody, jsonResponse, many, one, pickErrors, refusals } from 
 import { PAID_PURCHASE, RETURNED_PURCHASE } from './examples.ts';
 import { findPurchase, listPurchases, payables, payPurchase, recordPurchase, returnPurchase } from './queries.ts';
 import { CreatePurchaseBody, Payables, PayPurchaseBody, PurchaseListQuery, PurchaseParam, PurchaseRecord, PurchaseReturnBody } from './schemas.ts';
+import { fromReplica, MAY_LAG } from '../lib/replica.ts';
 
 /** Purchases, their payments and returns need a manager or the owner (issue 13). */
 const readers: MiddlewareHandler<AppEnv>[] = [authenticate, requireRole('manager')];
@@ -125,14 +126,18 @@ const payablesReport = createRoute({
     'whole days of the shop\'s calendar), `oldest_at` the oldest such purchase. Purchases without a supplier form one line with `supplier_id` and ' +
     '`name` null (its balance is what remains of them). A supplier owing the shop a credit (negative balance: goods returned after payment) is ' +
     'listed with that balance, its buckets zero and `oldest_at` null when nothing of its is open; so a line\'s buckets may add up to more than ' +
-    'its balance, never less. Largest balance first; `totals` over all lines; `as_of` the time of the answer.',
+    'its balance, never less. Largest balance first; `totals` over all lines; `as_of` the time of the answer. ' +
+    MAY_LAG,
   security: bearer,
   middleware: readers,
   responses: { 200: jsonResponse('Payables.', z.object({ data: Payables })), ...pickErrors(401, 403) },
 });
 
 export const purchaseRoutes = newRouter()
-  .openapi(payablesReport, async (c) => c.json({ data: await payables(c.var.tx) }, 200))
+  .openapi(
+    payablesReport,
+    fromReplica(async (c) => c.json({ data: await payables(c.var.tx) }, 200)),
+  )
   .openapi(list, async (c) => {
     const { limit, cursor, ...filter } = c.req.valid('query');
     const before = decodeCursor(cursor, TimeKey);

@@ -8,6 +8,7 @@ import { newRouter } from '../router.ts';
 import { bearer, jsonResponse, one, pickErrors, Timestamp, Uuid } from '../schemas.ts';
 import { LOSSES } from './examples.ts';
 import { OptionalPeriod, PERIOD_RULES, periodReport, readers, tags } from './period.ts';
+import { fromReplica, MAY_LAG } from '../lib/replica.ts';
 
 const Xaf = z.number().int();
 
@@ -76,14 +77,17 @@ const lossesRoute = createRoute({
   description:
     'Stock written off and found at cost as the journal posted it (so it equals the journal\'s 6031 for adjustments and stocktakes): manual adjustments by reason, ' +
     'expired goods (adjustments whose reason says so) apart, each stocktake\'s variance; and the cash shortages and overages of the shifts closed in the period, per cashier. ' +
-    'Without `from` and `to`: the last 30 days; only `from`: to today; only `to`: the 30 days ending then. ' + PERIOD_RULES,
+    'Without `from` and `to`: the last 30 days; only `from`: to today; only `to`: the 30 days ending then. ' + PERIOD_RULES + ' ' + MAY_LAG,
   security: bearer,
   middleware: readers,
   request: { query: OptionalPeriod },
   responses: { 200: jsonResponse('The losses.', one(LossesReport)), ...pickErrors(401, 403) },
 });
 
-export const lossesRoutes = newRouter().openapi(lossesRoute, async (c) => {
-  const { from, to } = c.req.valid('query');
-  return c.json({ data: await periodReport<z.infer<typeof LossesReport>>(c.var.tx, 'report_losses', from, to) }, 200);
-});
+export const lossesRoutes = newRouter().openapi(
+  lossesRoute,
+  fromReplica(async (c) => {
+    const { from, to } = c.req.valid('query');
+    return c.json({ data: await periodReport<z.infer<typeof LossesReport>>(c.var.tx, 'report_losses', from, to) }, 200);
+  }),
+);

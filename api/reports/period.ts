@@ -12,6 +12,7 @@ import { bearer, jsonResponse, one, pickErrors, TO_NOT_BEFORE_FROM, toNotBeforeF
 import { ANALYTICS, MARGIN, SALES_SUMMARY } from './examples.ts';
 import { period } from './schemas.ts';
 import { MethodAmount, PaidAmount } from './z.ts';
+import { fromReplica, MAY_LAG } from '../lib/replica.ts';
 
 export const readers = [authenticate, requireRole('manager')];
 export const tags = ['Reports'];
@@ -129,7 +130,8 @@ const summaryRoute = createRoute({
   summary: 'Sales summary of a period (manager or owner)',
   description:
     'Totals, per day, per payment method, per category and per cashier. `from` and `to` are required. ' + PERIOD_RULES +
-    ' Each day\'s figures are its Z\'s (GET /reports/z): the sealed Z of a sealed day, the live figures of the others, so a late sale counts in the day it was reported.',
+    ' Each day\'s figures are its Z\'s (GET /reports/z): the sealed Z of a sealed day, the live figures of the others, so a late sale counts in the day it was reported. ' +
+    MAY_LAG,
   security: bearer,
   middleware: readers,
   request: { query: RequiredPeriod },
@@ -145,7 +147,7 @@ const marginRoute = createRoute({
   description:
     'Revenue excluding VAT, cost of goods sold at the cost recorded with each sale line, margin and margin rate, net of voids and refunds. ' +
     'The cost is what the journal moved through 6031 for these sales: an untracked product (a service) has none, its whole revenue is margin. ' +
-    'Without `from` and `to`: the last 30 days; only `from`: to today; only `to`: the 30 days ending then. ' + PERIOD_RULES,
+    'Without `from` and `to`: the last 30 days; only `from`: to today; only `to`: the 30 days ending then. ' + PERIOD_RULES + ' ' + MAY_LAG,
   security: bearer,
   middleware: readers,
   request: { query: OptionalPeriod },
@@ -158,7 +160,7 @@ const analyticsRoute = createRoute({
   tags,
   operationId: 'getSalesAnalytics',
   summary: 'Best sellers, sales per hour and weekday, average basket, payment mix (manager or owner)',
-  description: 'Without `from` and `to`: the last 30 days; only `from`: to today; only `to`: the 30 days ending then. ' + PERIOD_RULES,
+  description: 'Without `from` and `to`: the last 30 days; only `from`: to today; only `to`: the 30 days ending then. ' + PERIOD_RULES + ' ' + MAY_LAG,
   security: bearer,
   middleware: readers,
   request: { query: OptionalPeriod },
@@ -178,18 +180,27 @@ export async function periodReport<T>(tx: Tx, fn: ReportFunction, from: string |
 }
 
 export const periodReportRoutes = newRouter()
-  .openapi(summaryRoute, async (c) => {
-    const { from, to } = c.req.valid('query');
-    const report = await periodReport<z.infer<typeof SalesSummary>>(c.var.tx, 'report_sales_summary', from, to);
-    return c.json({ data: report }, 200);
-  })
-  .openapi(marginRoute, async (c) => {
-    const { from, to } = c.req.valid('query');
-    const report = await periodReport<z.infer<typeof MarginReport>>(c.var.tx, 'report_margin', from, to);
-    return c.json({ data: report }, 200);
-  })
-  .openapi(analyticsRoute, async (c) => {
-    const { from, to } = c.req.valid('query');
-    const report = await periodReport<z.infer<typeof AnalyticsReport>>(c.var.tx, 'report_analytics', from, to);
-    return c.json({ data: report }, 200);
-  });
+  .openapi(
+    summaryRoute,
+    fromReplica(async (c) => {
+      const { from, to } = c.req.valid('query');
+      const report = await periodReport<z.infer<typeof SalesSummary>>(c.var.tx, 'report_sales_summary', from, to);
+      return c.json({ data: report }, 200);
+    }),
+  )
+  .openapi(
+    marginRoute,
+    fromReplica(async (c) => {
+      const { from, to } = c.req.valid('query');
+      const report = await periodReport<z.infer<typeof MarginReport>>(c.var.tx, 'report_margin', from, to);
+      return c.json({ data: report }, 200);
+    }),
+  )
+  .openapi(
+    analyticsRoute,
+    fromReplica(async (c) => {
+      const { from, to } = c.req.valid('query');
+      const report = await periodReport<z.infer<typeof AnalyticsReport>>(c.var.tx, 'report_analytics', from, to);
+      return c.json({ data: report }, 200);
+    }),
+  );

@@ -9,6 +9,7 @@ import { lossesRoutes } from './losses.ts';
 import { periodReportRoutes } from './period.ts';
 import { vatRoutes } from './vat.ts';
 import { zReportRoutes } from './z.ts';
+import { fromReplica, MAY_LAG } from '../lib/replica.ts';
 
 /** Reports need a manager or the owner (CONTRACT sections 3 and 9); they read, so an ended subscription does not stop them. */
 const readers = [authenticate, requireRole('manager')];
@@ -31,6 +32,7 @@ const priceOverrides = createRoute({
     'The catalogue figures are those when the server recorded the line: for an offline sale, when it was pushed, so a price changed while the till was offline shows as an override;',
     'a line whose product was deleted before the push is compared with the product\'s last figures. On an offline sale, the value of points the till redeemed beyond the customer\'s balance becomes a line discount and is listed too.',
     'Free lines (no product) have no catalogue and are never listed, nor are lines recorded before the catalogue figures were kept.',
+    MAY_LAG,
   ].join(' '),
   security: bearer,
   middleware: readers,
@@ -40,12 +42,15 @@ const priceOverrides = createRoute({
 
 /** The reports: each in its own file of this folder (z.ts, period.ts, losses.ts, vat.ts), mounted here. */
 export const reportRoutes = newRouter()
-  .openapi(priceOverrides, async (c) => {
-    const { limit, cursor, from, to } = c.req.valid('query');
-    const after = decodeCursor(cursor, LineKey);
-    const { rows, nextCursor } = page(await listPriceOverrides(c.var.tx, { from, to }, limit, after), limit, (row) => [row.cursor_at, row.sale_id, row.line_no]);
-    return c.json({ data: rows.map(toPriceOverrideLine), meta: { next_cursor: nextCursor } }, 200);
-  })
+  .openapi(
+    priceOverrides,
+    fromReplica(async (c) => {
+      const { limit, cursor, from, to } = c.req.valid('query');
+      const after = decodeCursor(cursor, LineKey);
+      const { rows, nextCursor } = page(await listPriceOverrides(c.var.tx, { from, to }, limit, after), limit, (row) => [row.cursor_at, row.sale_id, row.line_no]);
+      return c.json({ data: rows.map(toPriceOverrideLine), meta: { next_cursor: nextCursor } }, 200);
+    }),
+  )
   .route('/', zReportRoutes)
   .route('/', periodReportRoutes)
   .route('/', lossesRoutes)

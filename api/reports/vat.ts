@@ -9,6 +9,7 @@ import { newRouter } from '../router.ts';
 import { bearer, businessDate, BusinessDate, jsonResponse, one, pickErrors, Text, TO_NOT_BEFORE_FROM, toNotBeforeFrom } from '../schemas.ts';
 import { VAT_DECLARATION } from './examples.ts';
 import { MAX_PERIOD_DAYS, readers, tags } from './period.ts';
+import { fromReplica, MAY_LAG } from '../lib/replica.ts';
 
 const Xaf = z.number().int();
 
@@ -91,6 +92,7 @@ const vatRoute = createRoute({
     'its first and last months cut to it, the credit carried into it worked out from the shop\'s first day (days of its first month before `from` as a period of their own).',
     `\`month\` with \`from\` or \`to\` is a 422 on month; \`from\` without \`to\` a 422 on to (and the reverse); \`to\` before \`from\` a 422 on to; a month after the current one a 422 on month,`,
     `\`from\` after today a 422 on from; a period longer than ${MAX_PERIOD_DAYS} days a 422 on to.`,
+    MAY_LAG,
   ].join(' '),
   security: bearer,
   middleware: readers,
@@ -98,10 +100,13 @@ const vatRoute = createRoute({
   responses: { 200: jsonResponse('The declaration.', one(VatDeclaration)), ...pickErrors(401, 403) },
 });
 
-export const vatRoutes = newRouter().openapi(vatRoute, async (c) => {
-  const { month, from, to } = c.req.valid('query');
-  const [row] = await c.var.tx<{ report: z.infer<typeof VatDeclaration> }[]>`
-    select report_vat_declaration(p.from_day, p.to_day, p.upto) as report
-      from report_vat_period(${month ? `${month}-01` : null}::date, ${from ?? null}::date, ${to ?? null}::date) p`;
-  return c.json({ data: row!.report }, 200);
-});
+export const vatRoutes = newRouter().openapi(
+  vatRoute,
+  fromReplica(async (c) => {
+    const { month, from, to } = c.req.valid('query');
+    const [row] = await c.var.tx<{ report: z.infer<typeof VatDeclaration> }[]>`
+      select report_vat_declaration(p.from_day, p.to_day, p.upto) as report
+        from report_vat_period(${month ? `${month}-01` : null}::date, ${from ?? null}::date, ${to ?? null}::date) p`;
+    return c.json({ data: row!.report }, 200);
+  }),
+);

@@ -12,6 +12,7 @@ import { bearer, businessDate, jsonResponse, one, pickErrors, Uuid } from '../sc
 import { PaymentMethod } from '../credit/schemas.ts';
 import { SaleMethod } from '../sales/schemas.ts';
 import { Z_REPORT } from './examples.ts';
+import { fromReplica, MAY_LAG } from '../lib/replica.ts';
 
 const readers = [authenticate, requireRole('manager')];
 
@@ -82,7 +83,7 @@ const zRoute = createRoute({
     'A business day is a calendar day of the shop\'s time zone. Until the day is sealed the figures are live; after local midnight the nightly task ' +
     '(report__seal_z) seals it and this answers the stored Z (`sealed: true`, `z_no`, `grand_total_xaf`), which never changes. A sale, expense or ' +
     'cash movement pushed by an offline till for a day already sealed is reported in the next Z (`late_sales`). Sales are by the day they were ' +
-    'reported in, voids and refunds by the day they were made. A day after today is a 422 on `date`.',
+    'reported in, voids and refunds by the day they were made. A day after today is a 422 on `date`. ' + MAY_LAG,
   security: bearer,
   middleware: readers,
   request: { query: ZQuery },
@@ -99,7 +100,10 @@ export async function zReportOf(tx: Tx, date: string | undefined): Promise<ZRepo
   return row!.report!;
 }
 
-export const zReportRoutes = newRouter().openapi(zRoute, async (c) => c.json({ data: await zReportOf(c.var.tx, c.req.valid('query').date) }, 200));
+export const zReportRoutes = newRouter().openapi(
+  zRoute,
+  fromReplica(async (c) => c.json({ data: await zReportOf(c.var.tx, c.req.valid('query').date) }, 200)),
+);
 
 /** Amounts per method, as a Z or a stored Z (worker/tasks/report__email_z.ts) lists them. */
 type Amounts = readonly { method: string; amount_xaf: number }[];

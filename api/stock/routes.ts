@@ -37,6 +37,7 @@ import {
   StocktakeRecord,
   Valuation,
 } from './schemas.ts';
+import { fromReplica, MAY_LAG } from '../lib/replica.ts';
 
 /** Stock adjustments, stocktakes and stock reports need a manager or the owner (CONTRACT section 3). */
 const readers: MiddlewareHandler<AppEnv>[] = [authenticate, requireRole('manager')];
@@ -204,7 +205,7 @@ const lowStock = createRoute({
   tags: ['Reports'],
   operationId: 'listLowStock',
   summary: 'Tracked products at or below their reorder level (manager or owner)',
-  description: 'Active tracked products whose on-hand (the sum of their variants\' when they have some) is at or below their `reorder_level`: what to buy. By name, by pages.',
+  description: 'Active tracked products whose on-hand (the sum of their variants\' when they have some) is at or below their `reorder_level`: what to buy. By name, by pages. ' + MAY_LAG,
   security: bearer,
   middleware: readers,
   request: { query: ListQuery },
@@ -217,7 +218,7 @@ const valuation = createRoute({
   tags: ['Reports'],
   operationId: 'getStockValuation',
   summary: 'On-hand x last cost per tracked product, with the total (manager or owner)',
-  description: 'Lines by product name, paginated; `meta.total_xaf` and `meta.products` cover every tracked product. Negative stock counts negatively.',
+  description: 'Lines by product name, paginated; `meta.total_xaf` and `meta.products` cover every tracked product. Negative stock counts negatively. ' + MAY_LAG,
   security: bearer,
   middleware: readers,
   request: { query: ListQuery },
@@ -284,16 +285,22 @@ export const stockRoutes = newRouter()
     await cancelStocktake(c.var.tx, stocktake_id);
     return c.json({ data: await stocktakeOr404(c.var.tx, stocktake_id) }, 200);
   })
-  .openapi(lowStock, async (c) => {
-    const { limit, cursor } = c.req.valid('query');
-    const after = decodeCursor(cursor, NameKey);
-    const { rows, nextCursor } = page(await listProducts(c.var.tx, { low_stock: true }, limit, after), limit, (row) => [row.name, row.id]);
-    return c.json({ data: rows.map(toProductRecord), meta: { next_cursor: nextCursor } }, 200);
-  })
-  .openapi(valuation, async (c) => {
-    const { limit, cursor } = c.req.valid('query');
-    const after = decodeCursor(cursor, NameKey);
-    const result = await stockValuation(c.var.tx, limit, after);
-    const { rows, nextCursor } = page(result.rows, limit, (row) => [row.name, row.product_id]);
-    return c.json({ data: rows, meta: { next_cursor: nextCursor, total_xaf: result.total_xaf, products: result.products } }, 200);
-  });
+  .openapi(
+    lowStock,
+    fromReplica(async (c) => {
+      const { limit, cursor } = c.req.valid('query');
+      const after = decodeCursor(cursor, NameKey);
+      const { rows, nextCursor } = page(await listProducts(c.var.tx, { low_stock: true }, limit, after), limit, (row) => [row.name, row.id]);
+      return c.json({ data: rows.map(toProductRecord), meta: { next_cursor: nextCursor } }, 200);
+    }),
+  )
+  .openapi(
+    valuation,
+    fromReplica(async (c) => {
+      const { limit, cursor } = c.req.valid('query');
+      const after = decodeCursor(cursor, NameKey);
+      const result = await stockValuation(c.var.tx, limit, after);
+      const { rows, nextCursor } = page(result.rows, limit, (row) => [row.name, row.product_id]);
+      return c.json({ data: rows, meta: { next_cursor: nextCursor, total_xaf: result.total_xaf, products: result.products } }, 200);
+    }),
+  );
