@@ -315,17 +315,17 @@ async function checkLedger(sql: Sql, shopId: string, expectedSales: number, expe
            (select min(receipt_no)::int from sales where shop_id = ${shopId}) as first_no,
            (select max(receipt_no)::int from sales where shop_id = ${shopId}) as last_no,
            (select count(distinct receipt_no)::int from sales where shop_id = ${shopId}) as distinct_no,
-           (select count(*)::int from sale_items i join sales s on s.id = i.sale_id where s.shop_id = ${shopId}) as items,
+           (select count(*)::int from sale_items i where i.shop_id = ${shopId}) as items,
            (select count(*)::int from stock_movements where shop_id = ${shopId} and type = 'sale') as sale_movements,
            (select count(*)::int from sales s where s.shop_id = ${shopId}
-               and s.total_xaf <> (select coalesce(sum(p.amount_xaf), 0) from sale_payments p where p.sale_id = s.id) + s.credit_xaf) as unsettled,
+               and s.total_xaf <> (select coalesce(sum(p.amount_xaf), 0) from sale_payments p where p.shop_id = s.shop_id and p.sale_id = s.id) + s.credit_xaf) as unsettled,
            (select count(*)::int from (
-              select p.id from products p left join stock_movements m on m.product_id = p.id
-               where p.shop_id = ${shopId} group by p.id having p.on_hand <> coalesce(sum(m.quantity), 0)) x) as stock_mismatches,
+              select p.id from products p left join stock_movements m on m.shop_id = p.shop_id and m.product_id = p.id
+               where p.shop_id = ${shopId} group by p.shop_id, p.id having p.on_hand <> coalesce(sum(m.quantity), 0)) x) as stock_mismatches,
            (select count(*)::int from journal_entries where shop_id = ${shopId}) as entries,
            (select count(*)::int from (
-              select e.id from journal_entries e join journal_lines l on l.entry_id = e.id
-               where e.shop_id = ${shopId} group by e.id having sum(l.debit_xaf) <> sum(l.credit_xaf)) x) as unbalanced,
+              select e.id from journal_entries e join journal_lines l on l.shop_id = e.shop_id and l.entry_id = e.id
+               where e.shop_id = ${shopId} group by e.shop_id, e.id having sum(l.debit_xaf) <> sum(l.credit_xaf)) x) as unbalanced,
            (select count(*)::int from sales where shop_id = ${shopId} and shift_id is not null) as with_shift`;
   const r = row!;
   const problems: string[] = [];

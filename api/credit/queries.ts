@@ -69,7 +69,7 @@ export async function receivables(tx: Tx): Promise<z.infer<typeof Receivables>> 
            coalesce(sum(o.remaining) filter (where o.age > 90), 0)::bigint as days_over_90_xaf,
            min(o.occurred_at) as oldest_at
       from open o join customers c on c.id = o.customer_id
-     group by c.id
+     group by c.shop_id, c.id
      order by c.balance_xaf desc, c.name, c.id`;
   const sum = (key: 'balance_xaf' | 'days_0_30_xaf' | 'days_31_60_xaf' | 'days_61_90_xaf' | 'days_over_90_xaf') =>
     customers.reduce((total, row) => total + row[key], 0);

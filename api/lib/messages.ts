@@ -112,7 +112,6 @@ const FIXED: Record<string, string> = {
   'No such record in this shop.': "Cet enregistrement n'existe pas dans cette boutique.",
   'No such product or variant in this shop.': "Ce produit ou cette variante n'existe pas dans cette boutique.",
   'No such user in this shop.': "Cet utilisateur n'existe pas dans cette boutique.",
-  'This id is already used by another record.': 'Cet identifiant est déjà utilisé par un autre enregistrement.',
   'This customer was deleted on the server.': 'Ce client a été supprimé sur le serveur.',
   'The code has already been taken.': 'Ce code est déjà utilisé.',
   'This partner does not exist.': "Ce partenaire n'existe pas.",
@@ -184,7 +183,6 @@ const FIXED: Record<string, string> = {
   'A line names a product, a variant, or at least what it is.': "Une ligne indique un produit, une variante, ou au moins ce qu'elle est.",
   'Only goods whose stock is tracked come in batches.': 'Seuls les articles suivis en stock viennent par lots.',
   'A sale with this id was already recorded with other details.': "Une vente portant cet identifiant a déjà été enregistrée avec d'autres détails.",
-  'This sale id is already taken.': 'Cet identifiant de vente est déjà pris.',
   "Only what this sale still owes on the customer's account can be refunded to it.":
     'Seul ce que cette vente doit encore sur le compte du client peut y être remboursé.',
   'The purchase is too large to record.': "L'achat est trop important pour être enregistré.",

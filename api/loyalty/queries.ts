@@ -92,6 +92,6 @@ export async function loyaltyReport(tx: Tx, from: string | undefined, to: string
     select t.key, t.name, t.min_points, count(h.tier_id)::int as customers, coalesce(sum(h.points), 0)::bigint as points
       from loyalty_tiers t left join held h on h.tier_id = t.id
      where t.shop_id = app_shop_id() and t.deleted_at is null
-     group by t.id order by t.min_points`;
+     group by t.shop_id, t.id order by t.min_points`;
   return { ...period!, ...flows!, outstanding: held!.outstanding, top_holders: [...topHolders], tiers: [...tiers] };
 }

@@ -274,7 +274,7 @@ export async function generateVariants(tx: Tx, productId: string, priceXaf: numb
   const created = await tx<VariantRow[]>`
     insert into variants (product_id, options, price_xaf)
     select ${productId}, combo, ${priceXaf} from jsonb_array_elements(${tx.json(combos)}) combo
-    on conflict (product_id, options) where deleted_at is null do nothing
+    on conflict (shop_id, product_id, options) where deleted_at is null do nothing
     returning ${tx(VARIANT_COLUMNS)}`;
   return created.map(toVariantRecord);
 }

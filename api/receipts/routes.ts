@@ -217,7 +217,7 @@ const creditNoteRoute = createRoute({
 async function claimReceiptEmail(tx: Tx, saleId: string, email: string): Promise<Date | null> {
   const [claimed] = await tx`
     insert into receipt_emails (sale_id, email) values (${saleId}, lower(${email}))
-    on conflict (sale_id, email) do update set queued_at = now() where receipt_emails.queued_at < now() - interval '1 minute'
+    on conflict (shop_id, sale_id, email) do update set queued_at = now() where receipt_emails.queued_at < now() - interval '1 minute'
     returning queued_at`;
   if (claimed) return null;
   const [last] = await tx<{ queued_at: Date }[]>`select queued_at from receipt_emails where sale_id = ${saleId} and email = lower(${email})`;

@@ -178,7 +178,7 @@ const resultOf = <E extends PushEntity, F extends z.ZodRawShape>(entity: E, fiel
     entity: z.literal(entity),
     id: z.string().nullable().openapi({ description: 'The record\'s id as sent (null when it had none).' }),
     status: z.enum(['applied', 'duplicate', 'rejected']),
-    code: z.string().optional().openapi({ description: 'Why it was rejected: `validation_failed`, `stale`, `forbidden`, `no_open_shift`, `id_taken`...' }),
+    code: z.string().optional().openapi({ description: 'Why it was rejected: `validation_failed`, `stale`, `forbidden`, `no_open_shift`...' }),
     message: z.string().optional(),
     errors: z.record(z.string(), z.array(z.string())).optional().openapi({ description: 'Failing fields of the record, dotted (`items.0.quantity`).' }),
     ...fields,

@@ -78,9 +78,9 @@ export async function ledgerMismatches(api: Service, shopId: string): Promise<un
   return [
     ...(await api.ownerSql`
       select c.id, c.points, coalesce(sum(lp.points), 0)::bigint as ledger
-        from customers c left join loyalty_points lp on lp.customer_id = c.id
+        from customers c left join loyalty_points lp on lp.shop_id = c.shop_id and lp.customer_id = c.id
        where c.shop_id = ${shopId}
-       group by c.id having c.points <> coalesce(sum(lp.points), 0)`),
+       group by c.shop_id, c.id having c.points <> coalesce(sum(lp.points), 0)`),
   ];
 }
 

@@ -69,18 +69,27 @@ t.test('a refused sale leaves its id free: the corrected sale under the same id 
   t.equal(corrected.body.data.receipt_no, 1);
 });
 
-t.test('a sale id another shop already used is 409 idempotency_conflict, never a server error, and its sale stays theirs', async (t) => {
+t.test('a sale id another shop already used makes a sale of mine (201): each shop reads its own, a retry here replays mine, and theirs never changes', async (t) => {
   const theirs = await registerShop(api);
   const mine = await registerShop(api);
   const id = randomUUID();
-  const body = { id, items: [{ name: 'Pain', quantity: 1, unit_price_xaf: 250 }], payments: cash(250) };
-  t.equal((await postSale(api, theirs.token, body)).status, 201);
-  const reply = await postSale(api, mine.token, body);
-  // Row-level security hides the other shop's sale from the procedure's look-up; the primary key still sees it.
-  expectConflict(t, reply, 'idempotency_conflict');
-  t.equal(await saleCount(api, mine.shop.id), 0, 'nothing recorded in my shop');
-  const [row] = await api.ownerSql<{ shop_id: string }[]>`select shop_id from sales where id = ${id}`;
-  t.equal(row!.shop_id, theirs.shop.id);
+  const theirBody = { id, items: [{ name: 'Pain', quantity: 1, unit_price_xaf: 250 }], payments: cash(250) };
+  t.equal((await postSale(api, theirs.token, { items: [{ name: 'Pain', quantity: 1, unit_price_xaf: 250 }], payments: cash(250) })).status, 201);
+  t.equal((await postSale(api, theirs.token, theirBody)).status, 201);
+  const readSale = async (token: string) => (await api.request('GET', `/sales/${id}`, { token })).body;
+  const theirsBefore = await readSale(theirs.token);
+  const myBody = { id, items: [{ name: 'Lait', quantity: 2, unit_price_xaf: 600 }], payments: cash(1200) };
+  const recorded = await postSale(api, mine.token, myBody);
+  t.equal(recorded.status, 201, 'recorded in my shop');
+  t.match(recorded.body.data, { id, receipt_no: 1, total_xaf: 1200 }, 'my first receipt, my basket');
+  const replayed = await postSale(api, mine.token, myBody);
+  t.equal(replayed.status, 200, 'the same body again replays my sale');
+  t.strictSame(replayed.body, recorded.body);
+  expectConflict(t, await postSale(api, mine.token, theirBody), 'idempotency_conflict', 'their body under my sale\'s id');
+  t.strictSame(await readSale(mine.token), recorded.body, 'I read my sale');
+  t.strictSame(await readSale(theirs.token), theirsBefore, 'they read their sale, as it was');
+  t.equal(await saleCount(api, mine.shop.id), 1);
+  t.strictSame(await receiptNumbers(api, theirs.shop.id), [1, 2], 'their receipts untouched');
 });
 
 t.test('two identical requests at the same moment make one sale, and both answers carry it', async (t) => {

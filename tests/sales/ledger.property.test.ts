@@ -379,9 +379,9 @@ async function checkInvariants(world: World, at: string): Promise<void> {
   const items = await api.ownerSql<{ id: string; quantity: number; refunded_quantity: number; total_xaf: number; vat_xaf: number; refunded: number; refunded_total: number; refunded_vat: number }[]>`
     select i.id, i.quantity, i.refunded_quantity, i.total_xaf, i.vat_xaf,
            coalesce(sum(r.quantity), 0) as refunded, coalesce(sum(r.total_xaf), 0)::bigint as refunded_total, coalesce(sum(r.vat_xaf), 0)::bigint as refunded_vat
-      from sale_items i left join refund_items r on r.sale_item_id = i.id
+      from sale_items i left join refund_items r on r.shop_id = i.shop_id and r.sale_item_id = i.id
      where i.shop_id = ${shopId}
-     group by i.id`;
+     group by i.shop_id, i.id`;
   for (const item of items) {
     check(item.refunded_quantity <= item.quantity && item.refunded === item.refunded_quantity, `${at}: item ${item.id}: refunded ${item.refunded} (${item.refunded_quantity}) of ${item.quantity}, never more`);
     check(item.refunded_total <= item.total_xaf && item.refunded_vat <= item.vat_xaf, `${at}: item ${item.id}: refunds ${item.refunded_total} (VAT ${item.refunded_vat}) never exceed ${item.total_xaf} (VAT ${item.vat_xaf})`);

@@ -265,9 +265,9 @@ async function invariants(shopId: string): Promise<string[]> {
   if (over.length) problems.push(`batches hold more than the on-hand: ${JSON.stringify(over)}`);
   const drift = await api.ownerSql`
     select b.id, b.quantity, coalesce(sum(m.quantity), 0) as moved
-      from batches b left join batch_movements m on m.batch_id = b.id
+      from batches b left join batch_movements m on m.shop_id = b.shop_id and m.batch_id = b.id
      where b.shop_id = ${shopId}
-     group by b.id having b.quantity < 0 or b.quantity <> coalesce(sum(m.quantity), 0)`;
+     group by b.shop_id, b.id having b.quantity < 0 or b.quantity <> coalesce(sum(m.quantity), 0)`;
   if (drift.length) problems.push(`a batch below zero or unequal to its movements: ${JSON.stringify(drift)}`);
   const overGiven = await api.ownerSql`
     select sale_id, batch_id, sum(quantity) as net from batch_movements

@@ -114,7 +114,7 @@ t.test('a purchase return and sales racing for a batch\'s last units end as if t
   }
   t.same(await ledgerInvariants(api, owner.shop.id), { stockMismatches: [], unbalancedEntries: [] }, 'on-hand is the sum of movements, the journal balances');
   const drift = await api.ownerSql`
-    select b.id from batches b left join batch_movements m on m.batch_id = b.id
-     where b.shop_id = ${owner.shop.id} group by b.id having b.quantity <> coalesce(sum(m.quantity), 0)`;
+    select b.id from batches b left join batch_movements m on m.shop_id = b.shop_id and m.batch_id = b.id
+     where b.shop_id = ${owner.shop.id} group by b.shop_id, b.id having b.quantity <> coalesce(sum(m.quantity), 0)`;
   t.strictSame([...drift], [], 'every batch equals the sum of its movements');
 });

@@ -102,19 +102,19 @@ export async function createCategory(api: Service, token: string, fields: Record
 export async function ledgerInvariants(api: Service, shopId: string): Promise<{ stockMismatches: unknown[]; unbalancedEntries: unknown[] }> {
   const stockMismatches = await api.ownerSql`
     select p.id, p.on_hand, coalesce(sum(m.quantity), 0) as movements
-      from products p left join stock_movements m on m.product_id = p.id
+      from products p left join stock_movements m on m.shop_id = p.shop_id and m.product_id = p.id
      where p.shop_id = ${shopId}
-     group by p.id having p.on_hand <> coalesce(sum(m.quantity), 0)
+     group by p.shop_id, p.id having p.on_hand <> coalesce(sum(m.quantity), 0)
     union all
     select v.id, v.on_hand, coalesce(sum(m.quantity), 0)
-      from variants v left join stock_movements m on m.variant_id = v.id
+      from variants v left join stock_movements m on m.shop_id = v.shop_id and m.variant_id = v.id
      where v.shop_id = ${shopId}
-     group by v.id having v.on_hand <> coalesce(sum(m.quantity), 0)`;
+     group by v.shop_id, v.id having v.on_hand <> coalesce(sum(m.quantity), 0)`;
   const unbalancedEntries = await api.ownerSql`
     select e.id, sum(l.debit_xaf) as debit, sum(l.credit_xaf) as credit
-      from journal_entries e join journal_lines l on l.entry_id = e.id
+      from journal_entries e join journal_lines l on l.shop_id = e.shop_id and l.entry_id = e.id
      where e.shop_id = ${shopId}
-     group by e.id having sum(l.debit_xaf) <> sum(l.credit_xaf)`;
+     group by e.shop_id, e.id having sum(l.debit_xaf) <> sum(l.credit_xaf)`;
   return { stockMismatches: [...stockMismatches], unbalancedEntries: [...unbalancedEntries] };
 }
 

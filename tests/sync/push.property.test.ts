@@ -12,7 +12,8 @@ const api = await startService(t);
  * Fuzzed pushes: random mixes of valid, duplicate and invalid records (and now and then a body that
  * is not a push at all), through the device and the bearer routes, each run in a shop of its own.
  * Duplicates repeat a record of the same or an earlier push, as sent or changed; ids of another
- * shop's records come back too; a push is now and then sent twice at once (a till retrying while its
+ * shop's records come back too, and make records of this shop (an id is unique in its shop only)
+ * while the other shop's stay as they were; a push is now and then sent twice at once (a till retrying while its
  * first request runs); some sales name what the server deleted or changed since. After every push the
  * answer is checked record by record against a model, and the database against the model: every
  * valid record exists once, no refused one exists anywhere, receipt numbers stay gap-free and follow
@@ -184,6 +185,8 @@ interface Model {
   /** Valid ids refused and never applied since: none of them may exist anywhere. */
   rejected: Record<Entity, Set<string>>;
   receipts: number;
+  /** The other shops' records whose ids this run reused: each must stay as it was. */
+  borrowed: { entity: Entity; theirs: Theirs }[];
   /**
    * The ids of the push being planned, when it is sent twice at once: there an id appears once, since
    * what the other request answers for a record the same push changes again later depends on how the
@@ -192,8 +195,15 @@ interface Model {
   inPush: Set<string>;
 }
 
-/** Ids applied in the shops of earlier runs: reused here they belong to another shop. */
-const foreign: Record<Entity, string[]> = { customers: [], sales: [], expenses: [], cash_movements: [] };
+/** A record applied in the shop of an earlier run, with a fingerprint of its row when that run ended. */
+interface Theirs {
+  id: string;
+  shop: string;
+  row: string;
+}
+
+/** Records of the shops of earlier runs: reused here, their ids belong to another shop. */
+const foreign: Record<Entity, Theirs[]> = { customers: [], sales: [], expenses: [], cash_movements: [] };
 
 /** What the model says a record must get. */
 interface Expectation {
@@ -225,6 +235,16 @@ const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)
 const nth = <T>(items: readonly T[], pick: number): T | undefined => (items.length ? items[pick % items.length] : undefined);
 /** One of the ids (of earlier records, to repeat or reuse) that the push being planned has not used yet. */
 const pickId = (model: Model, ids: Iterable<string>, pick: number) => nth([...ids].filter((id) => !model.inPush.has(id)), pick);
+
+/**
+ * Another shop's record whose id the push being planned has not used yet, remembered so that the
+ * database check finds it unchanged.
+ */
+function borrow(model: Model, entity: Entity, pick: number): string | undefined {
+  const theirs = nth(foreign[entity].filter((record) => !model.inPush.has(record.id)), pick);
+  if (theirs) model.borrowed.push({ entity, theirs });
+  return theirs?.id;
+}
 const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000).toISOString();
 
 /**
@@ -296,6 +316,7 @@ function emptyModel(regular: string): Model {
     cash: new Map(),
     rejected: { customers: new Set(), sales: new Set(), expenses: new Set(), cash_movements: new Set() },
     receipts: 0,
+    borrowed: [],
     inPush: new Set(),
   };
 }
@@ -350,8 +371,20 @@ function planSale(world: World, model: Model, route: Route, spec: SaleSpec): Pla
     }
   }
   if (spec.kind === 'foreign') {
-    const id = nth(foreign.sales, spec.pick);
-    if (id) return { entity: 'sales', raw: { id, items: [{ product_id: product.id, quantity: 1 }], payments: [{ method: 'cash', amount_xaf: 5000 }] }, expect: { status: 'rejected', code: 'idempotency_conflict' }, label };
+    const id = borrow(model, 'sales', spec.pick);
+    const mine = id === undefined ? undefined : model.sales.get(id);
+    if (mine) {
+      saw('sales with another shop\'s id already mine: duplicate');
+      return { entity: 'sales', raw: mine.body, expect: { status: 'duplicate', receipt: mine.receipt }, label };
+    }
+    if (id) {
+      const body = { id, items: [{ product_id: product.id, quantity: 1 }], payments: [{ method: 'cash', amount_xaf: 5000 }] };
+      model.receipts += 1;
+      model.sales.set(id, { body, receipt: model.receipts });
+      world.stock.set(product.id, world.stock.get(product.id)! - 1000);
+      saw('sales applied with another shop\'s id');
+      return { entity: 'sales', raw: body, expect: { status: 'applied', receipt: model.receipts }, label };
+    }
   }
   if (spec.kind === 'catalogue_changed') {
     // Recorded at the till's price; a line the catalogue no longer holds as sold moves no stock; a deleted customer comes back.
@@ -464,8 +497,17 @@ function planCustomer(world: World, model: Model, route: Route, spec: CustomerSp
     return { entity: 'customers', raw, expect: { status: 'rejected', code: 'stale' }, label };
   }
   if (spec.kind === 'foreign') {
-    const id = nth(foreign.customers, spec.pick);
-    if (id) return { entity: 'customers', raw: { id, name: 'Déjà ailleurs' }, expect: { status: 'rejected', code: 'id_taken' }, label };
+    const id = borrow(model, 'customers', spec.pick);
+    const mine = id === undefined ? undefined : model.customers.get(id);
+    if (id && mine) {
+      saw('customers with another shop\'s id already mine: duplicate');
+      return { entity: 'customers', raw: { id, name: mine.name }, expect: { status: 'duplicate' }, label };
+    }
+    if (id) {
+      model.customers.set(id, { name: 'Déjà ailleurs' });
+      saw('customers applied with another shop\'s id');
+      return { entity: 'customers', raw: { id, name: 'Déjà ailleurs' }, expect: { status: 'applied' }, label };
+    }
   }
   if (spec.kind === 'bad') {
     const id = randomUUID();
@@ -524,11 +566,22 @@ function planExpense(world: World, model: Model, route: Route, spec: ExpenseSpec
       return { entity: 'expenses', raw: spec.changed ? { ...original, amount_xaf: original.amount_xaf + 1 } : original, expect: { status: 'duplicate' }, label };
     }
   }
-  if (spec.kind === 'foreign') {
-    const id = nth(foreign.expenses, spec.pick);
-    if (id) return { entity: 'expenses', raw: { id, category: 'other', amount_xaf: 100, payment_method: 'card' }, expect: { status: 'rejected', code: 'id_taken' }, label };
-  }
   const manager = route === 'device' ? { user_id: world.users.manager.id } : {};
+  if (spec.kind === 'foreign') {
+    const id = borrow(model, 'expenses', spec.pick);
+    if (id && model.expenses.has(id)) {
+      saw('expenses with another shop\'s id already mine: duplicate');
+      return { entity: 'expenses', raw: model.expenses.get(id), expect: { status: 'duplicate' }, label };
+    }
+    if (id) {
+      const raw = { id, category: 'other', amount_xaf: 100, payment_method: 'card', ...manager };
+      // Refused like any new expense of a cashier; not counted as refused ids, which must exist nowhere: this one is another shop's.
+      if (!atLeastManager(roleFor(world, route, 1))) return { entity: 'expenses', raw, expect: { status: 'rejected', code: 'forbidden' }, label };
+      model.expenses.set(id, raw);
+      saw('expenses applied with another shop\'s id');
+      return { entity: 'expenses', raw, expect: { status: 'applied' }, label };
+    }
+  }
   if (spec.kind === 'bad') {
     const id = randomUUID();
     const base = { id, category: 'supplies', amount_xaf: 1500, payment_method: 'card', ...manager };
@@ -581,8 +634,18 @@ function planCash(world: World, model: Model, route: Route, spec: CashSpec): Pla
     }
   }
   if (spec.kind === 'foreign') {
-    const id = nth(foreign.cash_movements, spec.pick);
-    if (id) return { entity: 'cash_movements', raw: { id, direction: 'in', amount_xaf: 100, reason: 'Ailleurs' }, expect: { status: 'rejected', code: 'id_taken' }, label };
+    const id = borrow(model, 'cash_movements', spec.pick);
+    if (id && model.cash.has(id)) {
+      saw('cash_movements with another shop\'s id already mine: duplicate');
+      return { entity: 'cash_movements', raw: model.cash.get(id), expect: { status: 'duplicate' }, label };
+    }
+    if (id) {
+      // The cashier's: only the cashier has an open shift.
+      const raw = { id, direction: 'in', amount_xaf: 100, reason: 'Ailleurs', user_id: world.users.cashier.id };
+      model.cash.set(id, raw);
+      saw('cash_movements applied with another shop\'s id');
+      return { entity: 'cash_movements', raw, expect: { status: 'applied' }, label };
+    }
   }
   const cashier = route === 'device' ? { user_id: world.users.cashier.id } : {};
   if (spec.kind === 'bad') {
@@ -767,6 +830,15 @@ async function checkDatabase(world: World, model: Model, at: string): Promise<vo
     check(Number(found!.n) === 0, `${at}: no refused record exists, in any shop`);
   }
 
+  for (const entity of PUSH_ORDER) {
+    const borrowed = model.borrowed.filter((b) => b.entity === entity).map((b) => b.theirs);
+    if (!borrowed.length) continue;
+    const now = await rowPrints(entity, borrowed.map((b) => b.shop), borrowed.map((b) => b.id));
+    for (const theirs of borrowed) {
+      check(now.get(`${theirs.shop}/${theirs.id}`) === theirs.row, `${at}: ${entity} ${theirs.id} of shop ${theirs.shop} is as that shop left it`);
+    }
+  }
+
   const { stockMismatches, unbalancedEntries } = await ledgerInvariants(api, shopId);
   check(stockMismatches.length === 0, `${at}: on-hand equals the sum of movements, but ${JSON.stringify(stockMismatches)}`);
   check(unbalancedEntries.length === 0, `${at}: every journal entry balances, but ${JSON.stringify(unbalancedEntries)}`);
@@ -774,6 +846,14 @@ async function checkDatabase(world: World, model: Model, at: string): Promise<vo
     const [row] = await sql<{ on_hand: number }[]>`select on_hand from variants where id = ${key} union all select on_hand from products where id = ${key}`;
     check(Math.round(row!.on_hand * 1000) === expected, `${at}: on-hand of ${key} is ${row!.on_hand}, the model ${expected / 1000} (each sale counted once)`);
   }
+}
+
+/** A fingerprint of each row named by its shop and id (they pair up), by `shop/id`. */
+async function rowPrints(entity: Entity, shops: string[], ids: string[]): Promise<Map<string, string>> {
+  const rows = await api.ownerSql<{ shop_id: string; id: string; row: string }[]>`
+    select t.shop_id, t.id, md5(t::text) as row
+      from unnest(${shops}::uuid[], ${ids}::uuid[]) as named (shop_id, id) join ${api.ownerSql(entity)} t on t.shop_id = named.shop_id and t.id = named.id`;
+  return new Map(rows.map((r) => [`${r.shop_id}/${r.id}`, r.row]));
 }
 
 async function run(sequence: PushSpec[]): Promise<void> {
@@ -785,10 +865,23 @@ async function run(sequence: PushSpec[]): Promise<void> {
     else await sendPush(world, model, spec, at);
     await checkDatabase(world, model, at);
   }
-  foreign.sales.push(...model.sales.keys());
-  foreign.customers.push(...model.customers.keys());
-  foreign.expenses.push(...model.expenses.keys());
-  foreign.cash_movements.push(...model.cash.keys());
+  const shop = world.owner.shop.id;
+  const applied: Record<Entity, string[]> = {
+    sales: [...model.sales.keys()],
+    customers: [...model.customers.keys()],
+    expenses: [...model.expenses.keys()],
+    cash_movements: [...model.cash.keys()],
+  };
+  for (const entity of PUSH_ORDER) {
+    const prints = await rowPrints(entity, applied[entity].map(() => shop), applied[entity]);
+    foreign[entity].push(
+      ...applied[entity].map((id) => {
+        const row = prints.get(`${shop}/${id}`);
+        check(row !== undefined, `${entity} ${id} of the model is in the shop`);
+        return { id, shop, row };
+      }),
+    );
+  }
 }
 
 t.test('fuzzed pushes never create a duplicate, never lose a valid record and never answer 500', async (t) => {
@@ -798,11 +891,12 @@ t.test('fuzzed pushes never create a duplicate, never lose a valid record and ne
   t.comment(`${RUNS} runs in ${Date.now() - started} ms; exercised: ${JSON.stringify(seen)}`);
   if (!PATH) {
     for (const what of [
-      'sales applied', 'sales duplicate', 'sales rejected validation_failed', 'sales rejected idempotency_conflict',
+      'sales applied', 'sales duplicate', 'sales rejected validation_failed', 'sales applied with another shop\'s id',
       'sales recorded after the catalogue changed: product_given_variants', 'sales recorded after the catalogue changed: withdrawn_product',
       'sales recorded after the catalogue changed: deleted_customer', 'sales rejected change_without_cash', 'sales rejected payment_insufficient', 'customers applied', 'customers duplicate', 'customers rejected stale',
-      'customers rejected forbidden', 'customers rejected card_taken', 'customers rejected id_taken', 'customers rejected validation_failed',
-      'expenses applied', 'expenses duplicate', 'expenses rejected forbidden', 'expenses rejected id_taken', 'cash_movements applied',
+      'customers rejected forbidden', 'customers rejected card_taken', 'customers applied with another shop\'s id', 'customers rejected validation_failed',
+      'expenses applied', 'expenses duplicate', 'expenses rejected forbidden', 'expenses applied with another shop\'s id', 'cash_movements applied',
+      'cash_movements applied with another shop\'s id',
       'cash_movements duplicate', 'cash_movements rejected no_open_shift', 'cash_movements rejected validation_failed', 'revived sale ids', 'credit sales',
       'pushes by device', 'pushes by owner', 'pushes by manager', 'pushes by cashier', 'junk body malformed', 'sales applied by one of two requests at once',
       'customers applied by one of two requests at once', 'expenses applied by one of two requests at once',

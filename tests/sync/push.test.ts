@@ -337,21 +337,35 @@ t.test('a customer pushed with a card number another customer holds is rejected'
   t.match(result, { status: 'rejected', code: 'card_taken' });
 });
 
-t.test('an id another shop uses is rejected, and nothing of the other shop changes', async (t) => {
+t.test('an id another shop uses is a record of my shop: it applies here, each shop reads its own, and nothing of theirs changes', async (t) => {
   const mine = await registerShop(api);
   const theirs = await registerShop(api);
-  const theirProduct = await createProduct(api, theirs.token, {}, 5);
+  const theirProduct = await createProduct(api, theirs.token, { price_xaf: 1000 }, 5);
   const theirCustomer = await api.request('POST', '/customers', { token: theirs.token, body: { name: 'Theirs' } });
-  const theirSale = await api.request('POST', '/sales', { token: theirs.token, body: { items: [{ product_id: theirProduct.id, quantity: 1 }], payments: [{ method: 'cash', amount_xaf: 1000 }] } });
-  const myProduct = await createProduct(api, mine.token, {}, 5);
-  const results = await pushed({ bearer: mine.token }, {
-    customers: [{ id: theirCustomer.body.data.id, name: 'Hijack' }],
-    sales: [offlineSale(theirSale.body.data.id, myProduct.id, 1)],
-  });
-  t.strictSame(results.map((r) => r.status), ['rejected', 'rejected']);
-  t.equal(results[0].code, 'id_taken');
-  const read = await api.request('GET', `/customers/${theirCustomer.body.data.id}`, { token: theirs.token });
-  t.equal(read.body.data.name, 'Theirs');
+  const theirBasket = { items: [{ product_id: theirProduct.id, quantity: 1 }], payments: [{ method: 'cash', amount_xaf: 1000 }] };
+  t.equal((await api.request('POST', '/sales', { token: theirs.token, body: theirBasket })).status, 201);
+  const theirSale = await api.request('POST', '/sales', { token: theirs.token, body: theirBasket });
+  const customerId: string = theirCustomer.body.data.id;
+  const saleId: string = theirSale.body.data.id;
+  const read = (token: string, path: string) => api.request('GET', path, { token });
+  const theirsBefore = [(await read(theirs.token, `/customers/${customerId}`)).body, (await read(theirs.token, `/sales/${saleId}`)).body];
+  const myProduct = await createProduct(api, mine.token, { price_xaf: 2500 }, 5);
+  const sale = offlineSale(saleId, myProduct.id, 2, { customer_id: customerId, payments: [{ method: 'credit', amount_xaf: 5000 }] });
+  const results = await pushed({ bearer: mine.token }, { customers: [{ id: customerId, name: 'Mine' }], sales: [sale] });
+  t.match(results, [{ entity: 'customers', id: customerId, status: 'applied' }, { entity: 'sales', id: saleId, status: 'applied', receipt_no: 1 }], 'both applied in my shop');
+  t.match((await read(mine.token, `/customers/${customerId}`)).body.data, { name: 'Mine', balance_xaf: 5000 }, 'my customer owes my credit sale');
+  t.match((await read(theirs.token, `/customers/${customerId}`)).body.data, { name: 'Theirs', balance_xaf: 0 });
+  const mySale = (await read(mine.token, `/sales/${saleId}`)).body.data;
+  t.match(mySale, { receipt_no: 1, total_xaf: 5000, customer_id: customerId, offline: true }, 'my sale: my first receipt, my basket');
+  t.strictSame(mySale.items.map((item: any) => [item.product_id, item.quantity]), [[myProduct.id, 2]]);
+  t.match((await read(theirs.token, `/sales/${saleId}`)).body.data, { receipt_no: 2, total_xaf: 1000, customer_id: null, offline: false });
+  t.strictSame([(await read(theirs.token, `/customers/${customerId}`)).body, (await read(theirs.token, `/sales/${saleId}`)).body], theirsBefore, 'their customer and sale are exactly as they were');
+  t.equal((await read(theirs.token, `/products/${theirProduct.id}`)).body.data.on_hand, 3, 'their stock moved by their two sales only');
+  t.equal((await read(mine.token, `/products/${myProduct.id}`)).body.data.on_hand, 3);
+  const again = await pushed({ bearer: mine.token }, { customers: [{ id: customerId, name: 'Mine' }], sales: [sale] });
+  t.match(again, [{ status: 'duplicate' }, { status: 'duplicate', receipt_no: 1 }], 'a retry in my shop finds my records');
+  t.equal(await saleCount(api, mine.shop.id), 1);
+  t.equal(await saleCount(api, theirs.shop.id), 2);
 });
 
 t.test('expenses pushed need a manager; a retry is a duplicate', async (t) => {

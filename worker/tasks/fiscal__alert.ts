@@ -47,8 +47,8 @@ export const fiscalAlert = (ctx: WorkerContext): Task => async (raw, helpers) =>
   const { shop_id: shopId } = Payload.parse(raw);
   const { rows } = await helpers.query<Waiting>(
     `select c.chain_no, c.kind, c.status, c.error, c.error_detail,
-            case when c.kind = 'refund' then (select r.credit_note_no from refunds r where r.id = c.ref_id)
-                 else (select s.receipt_no from sales s where s.id = c.ref_id) end::text as number
+            case when c.kind = 'refund' then (select r.credit_note_no from refunds r where r.shop_id = c.shop_id and r.id = c.ref_id)
+                 else (select s.receipt_no from sales s where s.shop_id = c.shop_id and s.id = c.ref_id) end::text as number
        from fiscal_certifications c
       where c.shop_id = $1 and c.alerted_at is null
         and (c.status = 'rejected' or (c.status = 'pending' and c.error = 'answer_lost'))

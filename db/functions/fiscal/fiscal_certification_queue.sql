@@ -57,7 +57,7 @@ begin
            'original_authority_no', case when c.kind <> 'sale' then (
              select o.authority_no from fiscal_certifications o
               where o.shop_id = c.shop_id and o.kind = 'sale'
-                and o.ref_id = case when c.kind = 'void' then c.ref_id else (select r.sale_id from refunds r where r.id = c.ref_id) end) end)
+                and o.ref_id = case when c.kind = 'void' then c.ref_id else (select r.sale_id from refunds r where r.shop_id = c.shop_id and r.id = c.ref_id) end) end)
     from fiscal_certifications c
    where c.shop_id = p_shop_id and c.ref_id = p_ref_id and c.kind = p_kind);
 end $$;

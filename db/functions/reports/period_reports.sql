@@ -229,7 +229,7 @@ begin
         from journal_entries e join journal_lines l on l.entry_id = e.id and l.account = '6031'
        where e.shop_id = app_shop_id() and e.source_type in ('stock_adjustment', 'stocktake')
          and e.posted_at >= lo and e.posted_at < hi
-       group by e.id
+       group by e.shop_id, e.id
     ), adjustments as materialized (
       select x.lost, x.gained, m.quantity, nullif(btrim(m.reason), '') as reason,
              coalesce(m.reason ~* '(expir|p[ée]rim)', false) as expired
