@@ -13,8 +13,10 @@ try {
     lockAttempts: config.MIGRATE_LOCK_ATTEMPTS,
     log: (line) => process.stdout.write(`${line}\n`),
   });
-  const changed = applied.migrations.length + applied.functions.length;
-  process.stdout.write(changed ? `${applied.migrations.length} migration(s) and ${applied.functions.length} function file(s) applied\n` : 'database up to date\n');
+  const distributed = applied.distributed?.length ?? 0;
+  const changed = applied.migrations.length + applied.functions.length + distributed;
+  const summary = `${applied.migrations.length} migration(s) and ${applied.functions.length} function file(s) applied` + (distributed ? `, ${distributed} object(s) distributed` : '');
+  process.stdout.write(changed ? `${summary}\n` : 'database up to date\n');
   await runtime.stop();
 } catch (error) {
   exitOnStartupError(error);

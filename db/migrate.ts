@@ -6,6 +6,7 @@ import { runMigrations as runWorkerMigrations } from 'graphile-worker';
 import postgres from 'postgres';
 import { APP_DB_ROLE } from '../api/db.ts';
 import { ensureAppLogin } from './app-login.ts';
+import { configureUpgrade, distribute, isCitus } from './citus.ts';
 
 /** This folder: `migrations/` and `functions/` below it. */
 export const SCHEMA_DIR = path.dirname(fileURLToPath(import.meta.url));
@@ -43,6 +44,8 @@ export interface MigrateResult {
   migrations: string[];
   /** Function files applied, as listed in `functions/order.txt` (`sales/sale_record.sql`). */
   functions: string[];
+  /** On a Citus coordinator only: what was distributed, one line each (db/citus.ts). */
+  distributed?: string[];
 }
 
 interface Migration {
@@ -105,7 +108,8 @@ async function readFunctionFiles(dir: string, migrations: Migration[]): Promise<
  * Applies graphile-worker's own schema, then, in one transaction: every `migrations/NNNN_*.sql` not
  * yet recorded in `schema_migrations`, in file-name order, and every function file of
  * `functions/order.txt` whose content differs from the one recorded in `schema_functions`, in that
- * order (a file marked `before NNNN` ahead of that migration when it is pending), then, given
+ * order (a file marked `before NNNN` ahead of that migration when it is pending), then, on a Citus
+ * coordinator, the distribution by shop of what is not distributed yet (db/citus.ts), then, given
  * `appKey`, that key's login role (created when missing) and the settings of every login role of
  * this database (db/app-login.ts). An upgrade is all or nothing; an advisory lock lets a release
  * phase and a starting process run this at once safely. A lock not granted within `lockTimeoutMs`
@@ -126,6 +130,8 @@ export async function migrate(ownerUrl: string, options: MigrateOptions = {}): P
   const upgrade = (result: MigrateResult, step: { name: string }) =>
     sql.begin(async (tx) => {
       await tx.unsafe(`set local lock_timeout = ${Math.round(lockTimeoutMs)}`);
+      const citus = await isCitus(tx);
+      if (citus) await configureUpgrade(tx);
       step.name = 'schema_migrations';
       await tx`create table if not exists schema_migrations (version text primary key, applied_at timestamptz not null default now())`;
       await tx`create table if not exists schema_functions (file text primary key, checksum text not null, applied_at timestamptz not null default now())`;
@@ -158,6 +164,10 @@ export async function migrate(ownerUrl: string, options: MigrateOptions = {}): P
         log(`migrated ${migration.version}`);
       }
       for (const entry of functionFiles) await applyFunctionFile(entry);
+      if (citus) {
+        step.name = 'the distribution by shop';
+        result.distributed = await distribute(tx, log);
+      }
       if (options.appKey !== undefined) {
         step.name = 'the login roles';
         await ensureAppLogin(tx, options.appKey);

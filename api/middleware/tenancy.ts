@@ -7,9 +7,27 @@ export interface TenantScope {
   requestId?: string;
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 /**
- * One transaction with the shop and user set for row-level security, and the request's id for the
- * jobs it queues. `set_config(..., true)` is local to the transaction, so nothing leaks to the next
+ * The statement that sets the shop and the user for the rest of the transaction. `SET LOCAL` rather than
+ * `set_config(..., true)`: on Citus (with `citus.propagate_set_commands = local`, which migrate gives the
+ * app's logins) a SET LOCAL reaches the worker nodes with the transaction, where row-level security is
+ * checked, and set_config does not (tests/platform/citus-cluster.test.ts). SET takes no parameter, so the
+ * ids, which only ever come from our own rows, are checked to be UUIDs before they are written into it;
+ * sent with the simple protocol, so that no prepared statement is kept per shop.
+ */
+export function scopeStatement(scope: Pick<TenantScope, 'shopId' | 'userId'>): string {
+  const literal = (id: string | null) => {
+    if (id !== null && !UUID.test(id)) throw new Error('a tenant scope id is not a UUID');
+    return `'${id ?? ''}'`;
+  };
+  return `set local app.shop_id = ${literal(scope.shopId)}; set local app.user_id = ${literal(scope.userId)}`;
+}
+
+/**
+ * One transaction with the shop and user set for row-level security (`scopeStatement`), and the
+ * request's id for the jobs it queues. Both are local to the transaction, so nothing leaks to the next
  * borrower of the connection.
  *
  * Pipelined on a reserved connection: BEGIN, the scope and the body's first statement leave in one
@@ -31,9 +49,10 @@ export async function inTenant<T>(
   let handedBack = false;
   try {
     const begun = (options.readOnly ? connection`begin read only` : connection`begin`).execute();
-    const scoped = connection`
-      select set_config('app.shop_id', ${scope.shopId ?? ''}, true), set_config('app.user_id', ${scope.userId ?? ''}, true),
-             set_config('app.request_id', ${scope.requestId ?? ''}, true)`.execute();
+    const scoped = Promise.all([
+      connection.unsafe(scopeStatement(scope)).simple().execute(),
+      connection`select set_config('app.request_id', ${scope.requestId ?? ''}, true)`.execute(),
+    ]);
     // `check` (a cached caller's session, authenticate) goes out before the body's first statement.
     const tx = connection as unknown as Tx;
     const checked = options.check ? settled(() => options.check!(tx)) : Promise.resolve();
@@ -79,7 +98,6 @@ function settled<T>(run: () => Promise<T>): Promise<T> {
 
 /** Sets the scope inside a transaction already open (register creates the shop it then works in). */
 export async function enterTenant(tx: Tx, scope: TenantScope): Promise<void> {
-  await tx`
-    select set_config('app.shop_id', ${scope.shopId ?? ''}, true), set_config('app.user_id', ${scope.userId ?? ''}, true),
-           set_config('app.request_id', ${scope.requestId ?? ''}, true)`;
+  await tx.unsafe(scopeStatement(scope)).simple();
+  await tx`select set_config('app.request_id', ${scope.requestId ?? ''}, true)`;
 }

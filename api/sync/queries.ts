@@ -82,7 +82,7 @@ export async function entityPage(tx: Tx, entity: EntityName, from: Position, hor
        ${changedSince ? tx`and ${t}.updated_at >= ${changedSince}::timestamptz` : tx``}`;
   const positions = source.positioned
     ? tx`(
-        select cp.txid, cp.item_id from catalogue_positions cp join ${tx(source.table)} ${t} on ${t}.id = cp.item_id
+        select cp.txid, cp.item_id from catalogue_positions cp join ${tx(source.table)} ${t} on ${t}.shop_id = cp.shop_id and ${t}.id = cp.item_id
          where cp.shop_id = app_shop_id() and cp.entity = ${source.table}
            and cp.txid < ${horizon}::xid8 and (cp.txid, cp.item_id) > (${from.txid}::xid8, ${from.id}::uuid)
            and ${servable(tx`cp.txid`)}
@@ -98,7 +98,7 @@ export async function entityPage(tx: Tx, entity: EntityName, from: Position, hor
            ${source.softDeletes ? tx`${t}.deleted_at` : tx`null::timestamptz`} as sync_deleted_at,
            position.position_txid::text as sync_txid, position.position_id as sync_id
       from ${positions}
-      join ${tx(source.table)} ${t} on ${t}.id = position.position_id ${source.join ? source.join(tx) : tx``}
+      join ${tx(source.table)} ${t} on ${t}.shop_id = app_shop_id() and ${t}.id = position.position_id ${source.join ? source.join(tx) : tx``}
      order by position.position_txid, position.position_id
      limit ${limit + 1}`;
   const kept = rows.slice(0, limit);

@@ -36,10 +36,12 @@ end $$;
 revoke execute on function app_login_ensure(text, text) from pos_app;
 
 -- The bounds of an app session (migration 0014 gave them to pos_app): a statement runs at most 30
--- seconds, a transaction left idle 15 seconds is ended. Role settings are not inherited from a group
--- role, so every login role of this database carries them; a change here reaches all of them, the
--- logins of keys still being retired included, at the next migrate. A setting already in place is not
--- written again.
+-- seconds, a transaction left idle 15 seconds is ended. On Citus, the scope a request sets with
+-- `SET LOCAL app.shop_id` (api/middleware/tenancy.ts) must reach the worker nodes with the
+-- transaction, where row-level security is checked: `citus.propagate_set_commands = local`. Role
+-- settings are not inherited from a group role, so every login role of this database carries them; a
+-- change here reaches all of them, the logins of keys still being retired included, at the next
+-- migrate. A setting already in place is not written again.
 create or replace function app_logins_configure()
   returns void
   language plpgsql volatile
@@ -48,13 +50,17 @@ create or replace function app_logins_configure()
 declare
   login record;
   setting text;
+  settings text[] := array['statement_timeout=30s', 'idle_in_transaction_session_timeout=15s'];
 begin
+  if exists (select from pg_extension where extname = 'citus') then
+    settings := settings || 'citus.propagate_set_commands=local'::text;
+  end if;
   for login in
     select r.rolname, coalesce(r.rolconfig, '{}') as config
       from app_login_roles l join pg_roles r on r.rolname = l.role_name
      order by r.rolname
   loop
-    foreach setting in array array['statement_timeout=30s', 'idle_in_transaction_session_timeout=15s'] loop
+    foreach setting in array settings loop
       if not setting = any(login.config) then
         execute format('alter role %I set %s = %L', login.rolname, split_part(setting, '=', 1), split_part(setting, '=', 2));
       end if;

@@ -5,11 +5,15 @@
 create or replace function catalogue_positions_record() returns trigger
   language plpgsql
   as $$
+declare
+  -- A value, not a call, in the upsert: Citus refuses a function that is not immutable in an ON
+  -- CONFLICT DO UPDATE of a distributed table (the trigger runs on the shop's node: its own xid).
+  this_txid xid8 := pg_current_xact_id();
 begin
   insert into catalogue_positions (item_id, shop_id, entity)
   select n.id, n.shop_id, tg_table_name from changed_rows n
-  on conflict (item_id) do update set txid = pg_current_xact_id()
-   where catalogue_positions.txid <> pg_current_xact_id();
+  on conflict (shop_id, item_id) do update set txid = this_txid
+   where catalogue_positions.txid <> this_txid;
   return null;
 end $$;
 
