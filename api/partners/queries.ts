@@ -102,10 +102,11 @@ export async function updatePartner(tx: Tx, id: string, body: UpdatePartnerBody)
   const login = Object.fromEntries(Object.entries({ name, phone }).filter(([, value]) => value !== undefined));
   const termKeys = Object.keys(terms).filter((key) => terms[key as keyof typeof terms] !== undefined) as (keyof typeof terms)[];
   if (termKeys.length === 0 && Object.keys(login).length === 0) return findPartner(tx, id);
-  const [found] = await tx<{ id: string }[]>`
-    update partners set ${termKeys.length ? tx(terms, termKeys) : tx`updated_at = now()`} where id = ${id} returning id`;
+  const [found] = termKeys.length
+    ? await tx<{ id: string }[]>`update partners set ${tx(terms, termKeys)}, updated_at = now() where id = ${id} returning id`
+    : await tx<{ id: string }[]>`update partners set updated_at = now() where id = ${id} returning id`;
   if (!found) return null;
-  if (Object.keys(login).length) await tx`update users set ${tx(login)} where id = ${id} and kind = 'partner'`;
+  if (Object.keys(login).length) await tx`update users set ${tx(login)}, updated_at = now() where id = ${id} and kind = 'partner'`;
   return findPartner(tx, id);
 }
 

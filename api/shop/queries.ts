@@ -133,13 +133,17 @@ export interface NewShop {
   referral_code: string | null;
 }
 
-/** A new shop on a 30-day trial. The transaction's shop must already be `shop.id`. */
+/**
+ * A new shop on a 30-day trial, the referral of the partner whose code it gives, with the default
+ * loyalty tiers. The transaction's shop must already be `shop.id`.
+ */
 export async function createShop(tx: Tx, shop: NewShop): Promise<ShopRecord> {
   const [row] = await tx<ShopRow[]>`
-    insert into shops (id, name, business_type, phone, city, tax_id, locale, referral_code, trial_ends_at)
+    insert into shops (id, name, business_type, phone, city, tax_id, locale, referral_code, partner_id, trial_ends_at)
     values (${shop.id}, ${shop.name}, ${shop.business_type}, ${shop.phone}, ${shop.city}, ${shop.tax_id}, ${shop.locale},
-            ${shop.referral_code}, now() + make_interval(days => ${TRIAL_DAYS}))
+            ${shop.referral_code}, shops_refer(${shop.referral_code}), now() + make_interval(days => ${TRIAL_DAYS}))
     returning ${tx(COLUMNS)}, ${logoColumn(tx)}`;
+  await tx`select shops_default_tiers(${shop.id})`;
   return toRecord(row!);
 }
 
@@ -163,9 +167,14 @@ export async function updateCurrentShop(tx: Tx, body: UpdateShopBody): Promise<S
       : labels === null
         ? tx`'{}'::jsonb`
         : tx`jsonb_strip_nulls(payment_method_labels || ${tx.json(labels)}::jsonb)`;
+  if (changes.timezone !== undefined) await tx`select shops_check_timezone(${changes.timezone})`;
   const [row] = keys.length
-    ? await tx<ShopRow[]>`update shops set ${tx(changes, keys)}, payment_method_labels = ${merged} where id = app_shop_id() returning ${tx(COLUMNS)}, ${logoColumn(tx)}`
-    : await tx<ShopRow[]>`update shops set payment_method_labels = ${merged} where id = app_shop_id() returning ${tx(COLUMNS)}, ${logoColumn(tx)}`;
+    ? await tx<ShopRow[]>`
+        update shops set ${tx(changes, keys)}, payment_method_labels = ${merged}, updated_at = now()
+         where id = app_shop_id() returning ${tx(COLUMNS)}, ${logoColumn(tx)}`
+    : await tx<ShopRow[]>`
+        update shops set payment_method_labels = ${merged}, updated_at = now()
+         where id = app_shop_id() returning ${tx(COLUMNS)}, ${logoColumn(tx)}`;
   return toRecord(row!);
 }
 

@@ -86,22 +86,25 @@ export interface UserChanges {
   locale?: 'fr' | 'en';
 }
 
-/** Applies the changes to a live user visible to the transaction; null when there is none. */
+/** Applies the changes to a live user visible to the transaction; null when there is none. A shop's last owner keeps the role (409 `last_owner`). */
 export async function updateUser(tx: Tx, id: string, changes: UserChanges): Promise<UserRecord | null> {
   const keys = Object.keys(changes) as (keyof UserChanges)[];
   if (keys.length === 0) return findUser(tx, id);
+  if (changes.role !== undefined && changes.role !== 'owner') await tx`select users_keep_an_owner(${id})`;
   try {
     const [row] = await tx<UserRow[]>`
-      update users set ${tx(changes, keys)} where id = ${id} and deleted_at is null returning ${tx(COLUMNS)}`;
+      update users set ${tx(changes, keys)}, updated_at = now() where id = ${id} and deleted_at is null returning ${tx(COLUMNS)}`;
     return row ? toUserRecord(row) : null;
   } catch (error) {
     onUniqueViolation(error, 'users_email_key', emailTaken('email'));
   }
 }
 
-/** Soft delete: the row stays for the history that names it; the e-mail becomes free again. */
+/** Soft delete: the row stays for the history that names it; the e-mail becomes free again. Never the shop's last owner (409 `last_owner`). */
 export async function deleteShopUser(tx: Tx, id: string): Promise<boolean> {
-  const rows = await tx`update users set deleted_at = now() where id = ${id} and shop_id = app_shop_id() and deleted_at is null returning id`;
+  await tx`select users_keep_an_owner(${id})`;
+  const rows = await tx`
+    update users set deleted_at = now(), updated_at = now() where id = ${id} and shop_id = app_shop_id() and deleted_at is null returning id`;
   return rows.length === 1;
 }
 

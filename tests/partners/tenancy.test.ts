@@ -165,14 +165,13 @@ t.test('a partner cannot write its terms, its lines, another user or a shop; a s
            (select count(*)::int from partners where id = ${partnerA.id}) as partners`;
   t.strictSame({ ...stored }, { rate: 20, status: 'pending', renamed: 0, partners: 1 }, 'as stored');
 
-  // The owner, in its own shop's scope, may update its shops row, but the partner stays the one it registered with.
+  // The owner, in its own shop's scope, may update its shops row, but not the partner it registered with.
   const owner = { shopId: paidA.shop.id, userId: paidA.user.id };
-  const moved = await inScope(owner, (tx) => tx<{ partner_id: string }[]>`update shops set partner_id = ${partnerB.id} where id = ${paidA.shop.id} returning partner_id`);
-  t.strictSame([...moved], [{ partner_id: partnerA.id }], 'moved to another partner: kept');
-  const adopted = await inScope({ shopId: unreferred.shop.id, userId: unreferred.user.id }, (tx) =>
-    tx<{ partner_id: string | null }[]>`update shops set partner_id = ${partnerB.id} where id = ${unreferred.shop.id} returning partner_id`,
+  t.equal(await written(owner, (tx) => tx`update shops set partner_id = ${partnerB.id} where id = ${paidA.shop.id} returning id`), '42501', 'moved to another partner: refused');
+  const adopted = await written({ shopId: unreferred.shop.id, userId: unreferred.user.id }, (tx) =>
+    tx`update shops set partner_id = ${partnerB.id} where id = ${unreferred.shop.id} returning id`,
   );
-  t.strictSame([...adopted], [{ partner_id: null }], 'an unreferred shop given a partner: kept unreferred');
+  t.equal(adopted, '42501', 'an unreferred shop given a partner: refused');
   const partnersNow = await api.ownerSql<{ id: string; partner_id: string | null }[]>`
     select id, partner_id from shops where id in (${paidA.shop.id}, ${unreferred.shop.id})`;
   t.same(Object.fromEntries(partnersNow.map((row) => [row.id, row.partner_id])), { [paidA.shop.id]: partnerA.id, [unreferred.shop.id]: null }, 'as stored');

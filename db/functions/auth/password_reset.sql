@@ -38,7 +38,7 @@ begin
     return false;
   end if;
   update password_resets set used_at = now() where user_id = target_id and used_at is null;
-  update users set password_hash = p_password_hash where id = target_id;
+  update users set password_hash = p_password_hash, updated_at = now() where id = target_id;
   update sessions set revoked_at = now() where user_id = target_id and revoked_at is null;
   return true;
 end $$;

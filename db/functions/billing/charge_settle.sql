@@ -33,7 +33,8 @@ begin
   end if;
   if p_status = 'succeeded' then
     select * into plan from plans where id = charge.plan_id;
-    update shops set subscription_ends_at = greatest(now(), coalesce(subscription_ends_at, now())) + make_interval(days => plan.period_days)
+    update shops set subscription_ends_at = greatest(now(), coalesce(subscription_ends_at, now())) + make_interval(days => plan.period_days),
+                     updated_at = now()
      where id = charge.shop_id
     returning subscription_ends_at, partner_id into ends, referrer;
     -- The payment's receipt to the owners, queued with the activation (billing__email_receipt).

@@ -15,8 +15,9 @@ begin
   else
     owner_product := new.id;
   end if;
+  -- The row's shop leads: on Citus the statement then stays on the shard of the row that fired it.
   delete from catalogue_codes c
-   where c.product_id = owner_product and c.variant_id is not distinct from owner_variant;
+   where c.shop_id = new.shop_id and c.product_id = owner_product and c.variant_id is not distinct from owner_variant;
   if new.deleted_at is not null then
     return new;
   end if;

@@ -2,7 +2,8 @@
 -- inserts lines must insert, for each entry it touches, lines that balance (the sum of balanced sets
 -- balances, so a whole entry does; journal_post writes an entry's lines in one statement). Checked on
 -- the statement's own rows (its transition table), with no read of the table: a row trigger deferred
--- to the commit summed each entry's lines again for every line.
+-- to the commit summed each entry's lines again for every line. An entry is its shop's (its id is
+-- unique in its shop only), hence the grouping by both.
 create or replace function journal_lines_must_balance() returns trigger
   language plpgsql
   as $$
@@ -10,7 +11,7 @@ declare
   unbalanced record;
 begin
   select entry_id, sum(debit_xaf) - sum(credit_xaf) as difference into unbalanced
-    from added group by entry_id having sum(debit_xaf) <> sum(credit_xaf) limit 1;
+    from added group by shop_id, entry_id having sum(debit_xaf) <> sum(credit_xaf) limit 1;
   if found then
     raise exception 'journal entry % is unbalanced by % XAF', unbalanced.entry_id, unbalanced.difference;
   end if;

@@ -1,4 +1,7 @@
--- updated_at is the time of the row's last change. Every table that has the column is listed below.
+-- updated_at is the time of the row's last change. Every table that has the column is listed below
+-- but the reference tables shops, users and partners, which have no trigger at all (on Citus it would
+-- run on every node's copy, and Citus refuses their trigger DDL): whatever updates them sets
+-- `updated_at = now()` itself.
 create or replace function touch_updated_at() returns trigger
   language plpgsql
   as $$
@@ -7,8 +10,6 @@ begin
   return new;
 end $$;
 
-create or replace trigger shops_touch before update on shops for each row execute function touch_updated_at();
-create or replace trigger users_touch before update on users for each row execute function touch_updated_at();
 create or replace trigger categories_touch before update on categories for each row execute function touch_updated_at();
 create or replace trigger products_touch before update on products for each row execute function touch_updated_at();
 create or replace trigger product_options_touch before update on product_options for each row execute function touch_updated_at();
@@ -26,5 +27,4 @@ create or replace trigger suppliers_touch before update on suppliers for each ro
 create or replace trigger batches_touch before update on batches for each row execute function touch_updated_at();
 create or replace trigger purchases_touch before update on purchases for each row execute function touch_updated_at();
 create or replace trigger quotes_touch before update on quotes for each row execute function touch_updated_at();
-create or replace trigger partners_touch before update on partners for each row execute function touch_updated_at();
 create or replace trigger partner_commissions_touch before update on partner_commissions for each row execute function touch_updated_at();
