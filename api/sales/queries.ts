@@ -16,16 +16,22 @@ export function requestHash(body: unknown): string {
   return createHash('sha256').update(JSON.stringify(canonical(body))).digest('hex');
 }
 
+/** The shop and the user a sale procedure is called for: the request's (its transaction is bound to them). */
+export type SaleScope = Pick<TenantScope, 'shopId' | 'userId'>;
+
 /**
- * Records a sale through the one procedure (sale_record). `replayed` when the same id came back with
- * the same body; a different body under the same id is a 409 raised by the procedure.
+ * Records a sale through the one entry point (sale_submit) inside the request's transaction.
+ * `replayed` when the same id came back with the same body; a different body under the same id is a
+ * 409 raised by the procedure.
  */
 export async function recordSale(
   tx: Tx,
+  scope: SaleScope,
   sale: CreateSaleBody & { id: string; created_at?: string | undefined; till_created_at?: string | null },
   offline = false,
 ): Promise<{ id: string; replayed: boolean }> {
-  const [row] = await tx<{ result: { id: string; replayed: boolean } }[]>`select sale_record(${tx.json(salePayload(sale))}, ${offline}) as result`;
+  const [row] = await tx<{ result: { id: string; replayed: boolean } }[]>`
+    select sale_submit(${scope.shopId}, ${scope.userId}, ${tx.json(salePayload(sale))}, null, ${offline}) as result`;
   return row!.result;
 }
 
@@ -71,7 +77,7 @@ export async function recordSaleAlone(
 }
 
 export async function findSale(tx: Tx, id: string): Promise<SaleRecord | null> {
-  const [row] = await tx<{ sale: SaleRecord | null }[]>`select sale_json(id) as sale from sales where id = ${id}`;
+  const [row] = await tx<{ sale: SaleRecord | null }[]>`select sale_json(id) as sale from sales where shop_id = app_shop_id() and id = ${id}`;
   return row?.sale ?? null;
 }
 
@@ -101,12 +107,18 @@ export async function listSales(tx: Tx, filters: SaleFilters, limit: number, bef
      limit ${limit + 1}`;
 }
 
-export async function voidSale(tx: Tx, id: string, reason: string): Promise<void> {
-  await tx`select sale_void(${id}, ${reason})`;
+export async function voidSale(tx: Tx, scope: SaleScope, id: string, reason: string): Promise<void> {
+  await tx`select sale_void(${scope.shopId}, ${scope.userId}, ${id}, ${reason})`;
 }
 
-export async function refundSale(tx: Tx, id: string, refund: { method: string; reason: string | null; items: { sale_item_id: string; quantity: number }[] }): Promise<string> {
-  const [row] = await tx<{ id: string }[]>`select sale_refund(${id}, ${refund.method}, ${refund.reason}, ${tx.json(refund.items)}) as id`;
+export async function refundSale(
+  tx: Tx,
+  scope: SaleScope,
+  id: string,
+  refund: { method: string; reason: string | null; items: { sale_item_id: string; quantity: number }[] },
+): Promise<string> {
+  const [row] = await tx<{ id: string }[]>`
+    select sale_refund(${scope.shopId}, ${scope.userId}, ${id}, ${refund.method}, ${refund.reason}, ${tx.json(refund.items)}) as id`;
   return row!.id;
 }
 

@@ -31,7 +31,7 @@ const create = createRoute({
     'payments (change only from cash: 422 `change_without_cash`), a shortfall on the named customer\'s account within the ceiling (422 `payment_insufficient` without a customer, `credit_limit_exceeded` beyond the ceiling),',
     'stock (422 `insufficient_stock` on `items.N.quantity` beyond on-hand unless the shop allows negative stock; concurrent sales of the last unit never both succeed), points earned on what was paid, the next gap-free receipt number, the journal, the cashier\'s open shift, and an e-mailed receipt job when the customer has an e-mail.',
     '`device_id` must be one of the shop\'s live devices (another shop\'s, an unknown or a revoked one is a 422 on `device_id`).',
-    'Idempotent: a client `id` sent again with the same body answers the stored sale with 200; with another body 409 `idempotency_conflict`. So does an `Idempotency-Key` header (24 hours).',
+    'Idempotent: a client `id` sent again with the same body answers the stored sale with 200; with another body 409 `idempotency_conflict`. So does an `Idempotency-Key` header (24 hours). An `id` is the shop\'s own: another shop\'s sale with the same `id` is another sale, which neither shop sees.',
     '\n\n**Prices belong to managers** (CONTRACT section 3). A cashier sells a line with a product at the catalogue\'s unit price (a variant\'s own `price_xaf`) and VAT rate (the product\'s):',
     'sending the same figures explicitly is fine, sending others is a 403 `forbidden` (the CONTRACT\'s fixed message, which names no line) unless the shop\'s `cashier_price_override` is on.',
     'A cashier\'s line discount (`discount_xaf`) may be at most the shop\'s `cashier_max_discount_percent` (default 10) of the line\'s gross round(quantity x unit price), the cap included;',
@@ -186,7 +186,7 @@ export const saleRoutes = newRouter()
       const sale = { ...body, id: body.id ?? randomUUID() };
       const tx = c.get('tx') as Tx | undefined;
       if (tx) {
-        const { id, replayed } = await recordSale(tx, sale);
+        const { id, replayed } = await recordSale(tx, c.var.transactionScope!, sale);
         return c.json({ data: await saleOr404(tx, id) }, replayed ? 200 : 201);
       }
       const { sale: recorded, replayed } = await recordSaleAlone(c.var.deps.sql, c.var.transactionScope!, sale);
@@ -203,13 +203,13 @@ export const saleRoutes = newRouter()
   .openapi(read, async (c) => c.json({ data: await saleOr404(c.var.tx, c.req.valid('param').sale_id) }, 200))
   .openapi(voidRoute, async (c) => {
     const { sale_id } = c.req.valid('param');
-    await voidSale(c.var.tx, sale_id, c.req.valid('json').reason);
+    await voidSale(c.var.tx, c.var.transactionScope!, sale_id, c.req.valid('json').reason);
     return c.json({ data: await saleOr404(c.var.tx, sale_id) }, 200);
   })
   .openapi(refund, async (c) => {
     const { sale_id } = c.req.valid('param');
     const body = c.req.valid('json');
-    await refundSale(c.var.tx, sale_id, { method: body.method, reason: body.reason ?? null, items: body.items });
+    await refundSale(c.var.tx, c.var.transactionScope!, sale_id, { method: body.method, reason: body.reason ?? null, items: body.items });
     return c.json({ data: await saleOr404(c.var.tx, sale_id) }, 201);
   })
   .openapi(attribute, async (c) => {

@@ -167,7 +167,7 @@ export const PaymentInput = z.object({
 
 export const CreateSaleBody = z
   .object({
-    id: Uuid.nullable().optional().openapi({ description: 'Client-supplied: the same id with the same body answers the stored sale (200); with another body 409 idempotency_conflict.' }),
+    id: Uuid.nullable().optional().openapi({ description: 'Client-supplied, unique in the shop: the same id with the same body answers the stored sale (200); with another body 409 idempotency_conflict.' }),
     customer_id: Uuid.nullable().optional(),
     device_id: Uuid.nullable().optional().openapi({
       description: 'The till the sale is made on: one of the shop\'s devices (`GET /devices`), else 422 on `device_id`; a revoked device is refused too. Null or omitted: none.',

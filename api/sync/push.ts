@@ -11,7 +11,7 @@ import { localise } from '../lib/messages.ts';
 import { recordExpense } from '../expenses/queries.ts';
 import { recordSale } from '../sales/queries.ts';
 import { roleAtLeast } from '../middleware/auth.ts';
-import { inTenant } from '../middleware/tenancy.ts';
+import { inTenant, scopeStatement } from '../middleware/tenancy.ts';
 import { recordCashMovement } from '../shifts/queries.ts';
 import { listClockCorrection } from './clock-corrections.ts';
 import {
@@ -85,7 +85,7 @@ async function actAs(tx: Tx, pusher: Pusher, userId: string | null | undefined, 
     if (!user || (user.removed && !removedToo)) throw invalidField('user_id', 'No such user in this shop.');
     if (!pusher.role && !user.removed) role = user.role;
   }
-  await tx`select set_config('app.user_id', ${author ?? ''}, true)`;
+  await tx.unsafe(scopeStatement({ shopId: pusher.shopId, userId: author ?? null })).simple();
   return role;
 }
 
@@ -100,13 +100,12 @@ async function lockId(tx: Tx, kind: 'sale' | PushEntity, id: string): Promise<vo
 
 /**
  * Whether the shop already holds the record with this id, with the id locked (`lockId`) until the
- * record's transaction ends; 409 id_taken when another shop holds it. Deleted rows count as held.
+ * record's transaction ends. Deleted rows count as held. An id is unique in its shop (the key is
+ * (shop_id, id)): another shop's record with the same id is another record.
  */
 async function held(tx: Tx, table: 'customers' | 'expenses' | 'cash_movements', id: string): Promise<boolean> {
   await lockId(tx, table, id);
-  const [row] = await tx<{ known: boolean; taken: boolean }[]>`
-    select exists (select 1 from ${tx(table)} where id = ${id}) as known, sync_id_taken(${table}, ${id}) as taken`;
-  if (!row!.known && row!.taken) throw errors.conflict('id_taken', 'This id is already used by another record.');
+  const [row] = await tx<{ known: boolean }[]>`select exists (select 1 from ${tx(table)} where id = ${id}) as known`;
   return row!.known;
 }
 
@@ -118,16 +117,18 @@ async function applySale(tx: Tx, pusher: Pusher, raw: unknown): Promise<Outcome>
   const { created_at, till_created_at } = happenedAt(tillTime);
   await lockId(tx, 'sale', sale.id);
   // Idempotent by the till's id: a sale already here is this sale, whatever the retry carries.
-  const receiptNo = async () => (await tx<{ receipt_no: number }[]>`select receipt_no from sales where id = ${sale.id}`)[0]?.receipt_no;
+  const receiptNo = async () =>
+    (await tx<{ receipt_no: number }[]>`select receipt_no from sales where shop_id = ${pusher.shopId} and id = ${sale.id}`)[0]?.receipt_no;
   const known = await receiptNo();
   if (known !== undefined) return { status: 'duplicate', receipt_no: known };
   await actAs(tx, pusher, user_id, true);
+  const scope = { shopId: pusher.shopId, userId: user_id ?? pusher.userId };
   // What the till sold may have been deleted or given variants since: sale_offline_lines keeps the sale.
-  const [prepared] = await tx<{ sale: typeof sale }[]>`select sale_offline_lines(${tx.json(sale as never)}) as sale`;
-  // Under the lock, the id is new here: sale_record records it (or refuses an id another shop holds).
+  const [prepared] = await tx<{ sale: typeof sale }[]>`select sale_offline_lines(${scope.shopId}, ${scope.userId}, ${tx.json(sale as never)}) as sale`;
+  // Under the lock, the id is new in this shop: sale_record records it.
   const deviceId = pusher.deviceId ?? sale.device_id ?? null;
-  await recordSale(tx, { ...prepared!.sale, device_id: deviceId, created_at, till_created_at }, true);
-  if (till_created_at) await listClockCorrection(tx, { entity: 'sales', record_id: sale.id, device_id: deviceId, user_id: user_id ?? pusher.userId, till_created_at });
+  await recordSale(tx, scope, { ...prepared!.sale, device_id: deviceId, created_at, till_created_at }, true);
+  if (till_created_at) await listClockCorrection(tx, { entity: 'sales', record_id: sale.id, device_id: deviceId, user_id: scope.userId, till_created_at });
   return { status: 'applied', receipt_no: (await receiptNo())! };
 }
 

@@ -99,12 +99,12 @@ t.test('a sale, its answer, a void, a refund and an adjustment read rows bounded
     sales.push(sale.id);
   }
   for (const [i, id] of sales.slice(0, 3).entries()) {
-    expectBounded(t, await session.reads(shopId, manager.user.id, (tx) => tx`select sale_void(${id}, 'erreur')`), `void ${i + 1}`);
+    expectBounded(t, await session.reads(shopId, manager.user.id, (tx) => tx`select sale_void(${shopId}, ${manager.user.id}, ${id}, 'erreur')`), `void ${i + 1}`);
   }
   for (const [i, id] of sales.slice(3).entries()) {
     const [item] = await api.ownerSql<{ id: string }[]>`select id from sale_items where sale_id = ${id} order by line_no limit 1`;
     const items = [{ sale_item_id: item!.id, quantity: 1 }];
-    expectBounded(t, await session.reads(shopId, manager.user.id, (tx) => tx`select sale_refund(${id}, 'cash', 'abîmé', ${tx.json(items)})`), `refund ${i + 1}`);
+    expectBounded(t, await session.reads(shopId, manager.user.id, (tx) => tx`select sale_refund(${shopId}, ${manager.user.id}, ${id}, 'cash', 'abîmé', ${tx.json(items)})`), `refund ${i + 1}`);
   }
   for (let i = 0; i < 7; i++) {
     expectBounded(t, await session.reads(shopId, manager.user.id, (tx) => tx`select stock_adjust(${productIds[i]!}, null, ${500 + i}, 'recount')`), `adjustment ${i + 1}`);
@@ -159,7 +159,7 @@ t.test('a sale, its answer, a void and a refund call no SQL function that is par
   t.same(sqlCalls(await session.calls(shopId, manager.user.id, (tx) => tx`select sale_submit(${shopId}, ${manager.user.id}, ${tx.json(sale)})`)), [], 'the sale');
   t.same(sqlCalls(await session.calls(shopId, manager.user.id, (tx) => tx`select sale_read(${shopId}, ${manager.user.id}, ${sale.id})`)), [], 'its answer');
   const [item] = await api.ownerSql<{ id: string }[]>`select id from sale_items where sale_id = ${sale.id} order by line_no limit 1`;
-  t.same(sqlCalls(await session.calls(shopId, manager.user.id, (tx) => tx`select sale_refund(${sale.id}, 'cash', 'abîmé', ${tx.json([{ sale_item_id: item!.id, quantity: 1 }])})`)), [], 'a refund');
+  t.same(sqlCalls(await session.calls(shopId, manager.user.id, (tx) => tx`select sale_refund(${shopId}, ${manager.user.id}, ${sale.id}, 'cash', 'abîmé', ${tx.json([{ sale_item_id: item!.id, quantity: 1 }])})`)), [], 'a refund');
   await session.calls(shopId, manager.user.id, (tx) => tx`select sale_submit(${shopId}, ${manager.user.id}, ${tx.json(voided)})`);
-  t.same(sqlCalls(await session.calls(shopId, manager.user.id, (tx) => tx`select sale_void(${voided.id}, 'erreur')`)), [], 'a void');
+  t.same(sqlCalls(await session.calls(shopId, manager.user.id, (tx) => tx`select sale_void(${shopId}, ${manager.user.id}, ${voided.id}, 'erreur')`)), [], 'a void');
 });

@@ -94,13 +94,13 @@ begin
            || '","vat_xaf":' || i.vat_xaf || '}', ',' order by i.line_no), '') || ']',
          fiscal_vat_text(array_agg(i.vat_rate), array_agg(i.total_xaf), array_agg(i.vat_xaf))
     into lines, vat
-    from sale_items i where i.sale_id = p_sale.id;
+    from sale_items i where i.shop_id = p_sale.shop_id and i.sale_id = p_sale.id;
   select '[' || coalesce(string_agg(
            '{"amount_xaf":' || p.amount_xaf || ',"kind":"' || p.kind || '","method":"' || p.method || '"'
            || fiscal_member('reference', to_json(p.reference)::text) || '}',
            ',' order by p.position nulls last, p.kind collate "C", p.method collate "C", p.amount_xaf), '') || ']'
     into payments
-    from sale_payments p where p.sale_id = p_sale.id and p.kind in ('payment', 'change');
+    from sale_payments p where p.shop_id = p_sale.shop_id and p.sale_id = p_sale.id and p.kind in ('payment', 'change');
   return '{' || substr(fiscal_member('cashier_id', '"' || p_sale.cashier_id || '"') || ',"created_at":"' || iso_time(p_sale.created_at) || '"'
     || fiscal_member('customer_id', '"' || p_sale.customer_id || '"') || fiscal_member('device_id', '"' || p_sale.device_id || '"')
     || ',"lines":' || lines || ',"payments":' || payments || ',"receipt_no":' || coalesce(p_sale.receipt_no::text, 'null')
@@ -119,7 +119,7 @@ declare
 begin
   select '[' || coalesce(string_agg('{"amount_xaf":' || p.amount_xaf || ',"method":"' || p.method || '"}', ',' order by p.method collate "C", p.amount_xaf), '') || ']'
     into payments
-    from sale_payments p where p.sale_id = p_sale.id and p.kind = 'void';
+    from sale_payments p where p.shop_id = p_sale.shop_id and p.sale_id = p_sale.id and p.kind = 'void';
   return '{"payments":' || payments || fiscal_member('reason', to_json(p_sale.void_reason)::text) || ',"receipt_no":' || p_sale.receipt_no
     || ',"sale_chain_no":' || coalesce(p_sale.chain_no::text, 'null') || ',"sale_id":"' || p_sale.id
     || '","total_xaf":' || p_sale.total_xaf || ',"voided_at":' || fiscal_json(iso_time(p_sale.voided_at))
@@ -137,15 +137,15 @@ declare
   lines text;
   vat text;
 begin
-  select * into sale from sales where id = p_refund.sale_id;
+  select * into sale from sales where shop_id = p_refund.shop_id and id = p_refund.sale_id;
   select '[' || coalesce(string_agg(
            '{' || substr(fiscal_member('item_id', '"' || i.product_id || '"') || ',"line_no":' || i.line_no || ',"name":' || to_json(i.name)::text
            || ',"quantity":"' || trim_scale(r.quantity) || '","sale_item_id":"' || r.sale_item_id || '","total_xaf":' || r.total_xaf
            || ',"vat_rate":"' || trim_scale(i.vat_rate) || '","vat_xaf":' || r.vat_xaf, 2) || '}', ',' order by i.line_no, r.id), '') || ']',
          fiscal_vat_text(array_agg(i.vat_rate), array_agg(r.total_xaf), array_agg(r.vat_xaf))
     into lines, vat
-    from refund_items r join sale_items i on i.id = r.sale_item_id
-   where r.refund_id = p_refund.id;
+    from refund_items r join sale_items i on i.shop_id = r.shop_id and i.id = r.sale_item_id
+   where r.shop_id = p_refund.shop_id and r.refund_id = p_refund.id;
   return '{"created_at":"' || iso_time(p_refund.created_at) || '","credit_note_no":' || coalesce(p_refund.credit_note_no::text, 'null')
     || ',"lines":' || lines || ',"method":"' || p_refund.method || '"' || fiscal_member('reason', to_json(p_refund.reason)::text)
     || ',"receipt_no":' || coalesce(sale.receipt_no::text, 'null') || ',"refund_id":"' || p_refund.id

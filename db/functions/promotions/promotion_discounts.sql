@@ -41,13 +41,13 @@ create or replace function promotion_discounts(p_lines jsonb, p_at timestamptz)
              -- it stays a column), not with a cast of the JSON: a cast is not leakproof, so row-level
              -- security would filter the shop's products first and check the id on each, a scan of
              -- the shop's products (which the join this replaces was planned as too).
-             (select pr.category_id from products pr where pr.id = raw.product_id) as category_id
+             (select pr.category_id from products pr where pr.shop_id = app_shop_id() and pr.id = raw.product_id) as category_id
         from raw
     ), basket as (
       select coalesce(sum(net_xaf), 0) as total_xaf from lines
     ), live as (
       select p.* from promotions p, shop, basket
-       where p.deleted_at is null and p.active
+       where p.shop_id = app_shop_id() and p.deleted_at is null and p.active
          and (p.starts_at is null or p.starts_at <= p_at)
          and (p.ends_at is null or p_at < p.ends_at)
          and (p.days_of_week is null or extract(isodow from shop.local_at)::smallint = any (p.days_of_week))

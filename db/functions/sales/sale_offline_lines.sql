@@ -8,7 +8,9 @@
 -- balance are redeemed up to it, and the value of the rest becomes a discount on the lines (first
 -- lines first), so the sale keeps the total the customer paid. Lines naming an id the shop never had
 -- are left as they are (sale_record refuses them: that is a broken till, not news from the server).
-create or replace function sale_offline_lines(p_sale jsonb) returns jsonb
+-- For the shop and the user named (tenant_bind), whose rows only it reads and writes.
+drop function if exists sale_offline_lines(jsonb);
+create or replace function sale_offline_lines(p_shop_id uuid, p_user_id uuid, p_sale jsonb) returns jsonb
   language plpgsql volatile
   as $$
 declare
@@ -23,19 +25,20 @@ declare
   room bigint;
   share bigint;
 begin
+  perform tenant_bind(p_shop_id, p_user_id);
   for item in select value from jsonb_array_elements(p_sale -> 'items') loop
     product := null;
     variant := null;
     if item ->> 'product_id' is not null then
-      select * into product from products where id = (item ->> 'product_id')::uuid;
+      select * into product from products where shop_id = p_shop_id and id = (item ->> 'product_id')::uuid;
       if item ->> 'variant_id' is not null and product.id is not null then
-        select * into variant from variants where id = (item ->> 'variant_id')::uuid and product_id = product.id;
+        select * into variant from variants where shop_id = p_shop_id and id = (item ->> 'variant_id')::uuid and product_id = product.id;
       end if;
     end if;
     gone := product.id is not null and (
       product.deleted_at is not null
       or variant.deleted_at is not null
-      or (item ->> 'variant_id' is null and exists (select 1 from variants where product_id = product.id and deleted_at is null)));
+      or (item ->> 'variant_id' is null and exists (select 1 from variants where shop_id = p_shop_id and product_id = product.id and deleted_at is null)));
     if gone then
       item := jsonb_build_object(
         'product_id', null, 'variant_id', null,
@@ -50,11 +53,11 @@ begin
     lines := lines || jsonb_build_array(item);
   end loop;
   if p_sale ->> 'customer_id' is not null then
-    update customers set deleted_at = null where id = (p_sale ->> 'customer_id')::uuid and deleted_at is not null;
-    select points into available from customers where id = (p_sale ->> 'customer_id')::uuid;
+    update customers set deleted_at = null where shop_id = p_shop_id and id = (p_sale ->> 'customer_id')::uuid and deleted_at is not null;
+    select points into available from customers where shop_id = p_shop_id and id = (p_sale ->> 'customer_id')::uuid;
     short := coalesce((p_sale ->> 'redeem_points')::bigint, 0) - coalesce(available, 0);
     if available is not null and short > 0 then
-      select short * loyalty_redeem_rate_xaf into uncovered from shops where id = app_shop_id();
+      select short * loyalty_redeem_rate_xaf into uncovered from shops where id = p_shop_id;
       for i in 0 .. jsonb_array_length(lines) - 1 loop
         exit when uncovered <= 0;
         item := lines -> i;
@@ -62,8 +65,8 @@ begin
         -- till sent none) less its own discount.
         select greatest(0, round((item ->> 'quantity')::numeric *
                  coalesce((item ->> 'unit_price_xaf')::bigint,
-                          (select price_xaf from variants where id = (item ->> 'variant_id')::uuid),
-                          (select price_xaf from products where id = (item ->> 'product_id')::uuid), 0))::bigint
+                          (select price_xaf from variants where shop_id = p_shop_id and id = (item ->> 'variant_id')::uuid),
+                          (select price_xaf from products where shop_id = p_shop_id and id = (item ->> 'product_id')::uuid), 0))::bigint
                - coalesce((item ->> 'discount_xaf')::bigint, 0))
           into room;
         share := least(room, uncovered);

@@ -8,7 +8,7 @@ create or replace function vat_included(p_total_xaf bigint, p_rate numeric) retu
 -- against the catalogue (its product and variant, which the caller has locked or may read), its
 -- unit price and VAT rate (the catalogue's when omitted), the caller's limits, then the best
 -- promotion per line (promotion_discounts, the one promotion rule).
--- p_items, p_product_ids, p_variant_ids: the basket's lines and their ids, in order.
+-- p_items, p_product_ids, p_variant_ids: the basket's lines and their ids, in order, read in p_shop only.
 -- p_restricted: a cashier selling online, held to the catalogue (CONTRACT section 3): another price
 -- or VAT rate is a 403 unless the shop's cashier_price_override is on, a line discount beyond
 -- cashier_max_discount_percent of the line's gross a 422 discount_not_allowed.
@@ -27,6 +27,7 @@ create or replace function sale_price_lines(p_items jsonb[], p_product_ids uuid[
   set plan_cache_mode = force_generic_plan
   as $$
 declare
+  the_shop constant uuid := p_shop.id;
   item record;
   priced record;
   lines jsonb := '[]';
@@ -48,10 +49,10 @@ begin
   -- primary key from being used); `offset 0` evaluates each once.
   for item in
     select b.v, b.i, b.product, b.variant, item_name((b.product).name, (b.variant).options) as catalogue_name,
-           exists (select 1 from variants w where w.product_id = (b.product).id and w.deleted_at is null) as has_variants
+           exists (select 1 from variants w where w.shop_id = the_shop and w.product_id = (b.product).id and w.deleted_at is null) as has_variants
       from (select l.v, (l.n - 1)::int as i,
-                   (select p from products p where p.id = l.product_id and p.deleted_at is null) as product,
-                   (select x from variants x where x.id = l.variant_id and x.product_id = l.product_id and x.deleted_at is null) as variant
+                   (select p from products p where p.shop_id = the_shop and p.id = l.product_id and p.deleted_at is null) as product,
+                   (select x from variants x where x.shop_id = the_shop and x.id = l.variant_id and x.product_id = l.product_id and x.deleted_at is null) as variant
               from unnest(p_items, p_product_ids, p_variant_ids) with ordinality as l (v, product_id, variant_id, n)
             offset 0) b
      order by b.i

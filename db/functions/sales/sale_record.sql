@@ -1,4 +1,8 @@
--- Records a sale. p_sale: {id, customer_id, device_id, note, redeem_points, created_at, request_hash,
+-- Records a sale in the shop the transaction is bound to: called by sale_submit (the API's entry
+-- point, which binds it: tenant_bind) and by quote_convert. Every statement names that shop (held in
+-- the_shop), so the sale reads and writes that shop's rows only, whoever runs it (the owner role sees
+-- every shop's) and wherever (on Citus, the node holding the shop).
+-- p_sale: {id, customer_id, device_id, note, redeem_points, created_at, request_hash,
 -- items: [{product_id, variant_id, name, quantity, unit_price_xaf, discount_xaf, vat_rate}],
 -- payments: [{method, amount_xaf, reference}]}. p_offline: a sale made on a till without connection,
 -- never refused for stock, subscription or credit ceiling (it happened), keeping its created_at;
@@ -23,6 +27,8 @@ create or replace function sale_record(p_sale jsonb, p_offline boolean default f
   set plan_cache_mode = force_generic_plan
   as $$
 declare
+  the_shop constant uuid := app_shop_id();
+  the_user constant uuid := app_user_id();
   the_sale uuid := (p_sale ->> 'id')::uuid;
   occurred_at timestamptz := coalesce((p_sale ->> 'created_at')::timestamptz, now());
   shop shops;
@@ -69,31 +75,31 @@ declare
   header sales;
   content text;
 begin
+  if the_shop is null then
+    raise exception 'sale_record needs its shop: call sale_submit';
+  end if;
   -- Two identical requests at once: the second waits here, then finds the first's sale.
   perform pg_advisory_xact_lock(hashtextextended('sale:' || the_sale::text, 0));
-  -- Ids are unique across shops (sale_id_taken looks past row-level security); a taken one is this
-  -- shop's replay, or a conflict.
-  if sale_id_taken(the_sale) then
-    select * into existing from sales where id = the_sale;
-    if found and existing.request_hash = p_sale ->> 'request_hash' then
-      return jsonb_build_object('id', the_sale, 'replayed', true);
-    elsif found then
-      perform raise_app_error(409, 'idempotency_conflict', 'A sale with this id was already recorded with other details.');
-    end if;
-    perform raise_app_error(409, 'idempotency_conflict', 'This sale id is already taken.');
+  -- A sale's id is unique in its shop (the key is (shop_id, id)): one already here is this sale's
+  -- replay, or a conflict. Another shop's sale with the same id is another sale.
+  select * into existing from sales where shop_id = the_shop and id = the_sale;
+  if found and existing.request_hash = p_sale ->> 'request_hash' then
+    return jsonb_build_object('id', the_sale, 'replayed', true);
+  elsif found then
+    perform raise_app_error(409, 'idempotency_conflict', 'A sale with this id was already recorded with other details.');
   end if;
-  select * into shop from shops where id = app_shop_id();
+  select * into shop from shops where id = the_shop;
   -- The shop's receipt counter, made by its first sale (a plain read after that, no lock taken).
-  if not exists (select 1 from receipt_counters where shop_id = app_shop_id()) then
-    insert into receipt_counters (shop_id, last_no) values (app_shop_id(), 0) on conflict (shop_id) do nothing;
+  if not exists (select 1 from receipt_counters where shop_id = the_shop) then
+    insert into receipt_counters (shop_id, last_no) values (the_shop, 0) on conflict (shop_id) do nothing;
   end if;
   -- An online sale by a cashier (or by no known user: the least privilege) is held to the catalogue.
-  restricted := not p_offline and p_quote_id is null and coalesce((select role from users where id = app_user_id()), 'cashier') = 'cashier';
+  restricted := not p_offline and p_quote_id is null and coalesce((select role from users where id = the_user and shop_id = the_shop), 'cashier') = 'cashier';
 
   -- The till the sale was made on: one of the shop's devices. Online a live one; offline also one
   -- revoked since (the sale happened on it).
   if p_sale ->> 'device_id' is not null then
-    select * into device from devices where id = (p_sale ->> 'device_id')::uuid and shop_id = app_shop_id();
+    select * into device from devices where shop_id = the_shop and id = (p_sale ->> 'device_id')::uuid;
     if not found then
       perform raise_app_error(422, 'validation_failed', 'No such device in this shop.', 'device_id');
     end if;
@@ -103,7 +109,7 @@ begin
   end if;
 
   if p_sale ->> 'customer_id' is not null then
-    select * into customer from customers where id = (p_sale ->> 'customer_id')::uuid and deleted_at is null;
+    select * into customer from customers where shop_id = the_shop and id = (p_sale ->> 'customer_id')::uuid and deleted_at is null;
     if not found then
       perform raise_app_error(422, 'validation_failed', 'No such customer in this shop.', 'customer_id');
     end if;
@@ -118,9 +124,9 @@ begin
          array_agg((entry.value ->> 'variant_id')::uuid order by entry.position)
     into items, product_ids, variant_ids
     from jsonb_array_elements(p_sale -> 'items') with ordinality as entry (value, position);
-  perform 1 from unnest(product_ids) as basket (id) join products p on p.id = basket.id order by p.id for update of p;
+  perform 1 from unnest(product_ids) as basket (id) join products p on p.shop_id = the_shop and p.id = basket.id order by p.id for update of p;
   if array_remove(variant_ids, null) <> '{}' then
-    perform 1 from unnest(variant_ids) as basket (id) join variants x on x.id = basket.id order by x.id for update of x;
+    perform 1 from unnest(variant_ids) as basket (id) join variants x on x.shop_id = the_shop and x.id = basket.id order by x.id for update of x;
   end if;
 
   -- Each line priced (sales/sale_price_lines.sql: the catalogue, the caller's limits, promotions).
@@ -186,8 +192,8 @@ begin
   -- One row per item sold (a product, or a variant of it), in the order of its first line.
   select coalesce(jsonb_agg(jsonb_build_object('product_id', t.product_id, 'variant_id', t.variant_id, 'quantity', t.quantity,
                                                'first_line', t.first_line,
-                                               'on_hand', coalesce((select x.on_hand from variants x where x.id = t.variant_id),
-                                                                   (select p.on_hand from products p where p.id = t.product_id)))
+                                               'on_hand', coalesce((select x.on_hand from variants x where x.shop_id = the_shop and x.id = t.variant_id),
+                                                                   (select p.on_hand from products p where p.shop_id = the_shop and p.id = t.product_id)))
                             order by t.first_line), '[]')
     into stock_items
     from (select (value ->> 'product_id')::uuid as product_id, (value ->> 'variant_id')::uuid as variant_id,
@@ -212,10 +218,10 @@ begin
 
   -- The basket as sets: one insert of the lines, one of the movements (each line's on_hand_after
   -- counts the lines of the same item before it), one update of the variants, one of the products.
-  insert into sale_items (sale_id, line_no, product_id, variant_id, name, quantity, unit_price_xaf, discount_xaf, promotion_id,
+  insert into sale_items (shop_id, sale_id, line_no, product_id, variant_id, name, quantity, unit_price_xaf, discount_xaf, promotion_id,
                           promotion_discount_xaf, points_discount_xaf, vat_rate, vat_xaf, total_xaf, cost_xaf,
                           stock_cost_xaf, catalogue_price_xaf, catalogue_vat_rate)
-  select the_sale, l.line_no, (l.v ->> 'product_id')::uuid, (l.v ->> 'variant_id')::uuid, l.v ->> 'name',
+  select the_shop, the_sale, l.line_no, (l.v ->> 'product_id')::uuid, (l.v ->> 'variant_id')::uuid, l.v ->> 'name',
          (l.v ->> 'quantity')::numeric, (l.v ->> 'unit_price_xaf')::bigint, (l.v ->> 'discount_xaf')::bigint,
          (l.v ->> 'promotion_id')::uuid, (l.v ->> 'promotion_discount_xaf')::bigint,
          (l.v ->> 'points_discount_xaf')::bigint, (l.v ->> 'vat_rate')::numeric, (l.v ->> 'vat_xaf')::bigint,
@@ -224,10 +230,10 @@ begin
          (l.v ->> 'catalogue_price_xaf')::bigint, (l.v ->> 'catalogue_vat_rate')::numeric
     from jsonb_array_elements(lines) with ordinality as l (v, line_no)
    order by l.line_no;
-  insert into stock_movements (product_id, variant_id, type, quantity, on_hand_after, source_type, source_id, user_id)
-  select m.product_id, m.variant_id, 'sale', -m.quantity,
+  insert into stock_movements (shop_id, product_id, variant_id, type, quantity, on_hand_after, source_type, source_id, user_id)
+  select the_shop, m.product_id, m.variant_id, 'sale', -m.quantity,
          si.on_hand - sum(m.quantity) over (partition by m.product_id, m.variant_id order by m.line_no),
-         'sale', the_sale, app_user_id()
+         'sale', the_sale, the_user
     from (select (v ->> 'product_id')::uuid as product_id, (v ->> 'variant_id')::uuid as variant_id,
                  (v ->> 'quantity')::numeric as quantity, line_no
             from jsonb_array_elements(lines) with ordinality as l (v, line_no)
@@ -242,10 +248,10 @@ begin
             from (select product_id, sum(quantity) as quantity from moved group by product_id) per_product) p;
   if moved_variants is not null then
     update variants x set on_hand = x.on_hand - moved.quantity
-      from unnest(moved_variants, moved_variant_quantities) as moved (id, quantity) where x.id = moved.id;
+      from unnest(moved_variants, moved_variant_quantities) as moved (id, quantity) where x.shop_id = the_shop and x.id = moved.id;
   end if;
   update products p set on_hand = p.on_hand - moved.quantity
-    from unnest(moved_products, moved_product_quantities) as moved (id, quantity) where p.id = moved.id;
+    from unnest(moved_products, moved_product_quantities) as moved (id, quantity) where p.shop_id = the_shop and p.id = moved.id;
   -- Batches, first expired first out (stock/batches.sql), for the whole basket in one statement: each
   -- item's batches with stock read from batches_fefo_idx (none, for a shop that keeps no batches).
   with wanted as (
@@ -257,28 +263,28 @@ begin
       -- Lateral and kept apart (offset 0): an index probe per item, where a join was planned as a
       -- hash of the shop's batches.
       cross join lateral (select b.id, b.quantity, b.expiry_date, b.created_at from batches b
-                           where b.product_id = w.product_id and b.variant_id is not distinct from w.variant_id and b.quantity > 0
+                           where b.shop_id = the_shop and b.product_id = w.product_id and b.variant_id is not distinct from w.variant_id and b.quantity > 0
                           offset 0) b
   ), takes as (
     select id, least(quantity, wanted - before) as take from candidates where before < wanted
   ), updated as (
-    update batches b set quantity = b.quantity - t.take from takes t where b.id = t.id returning b.id, t.take
+    update batches b set quantity = b.quantity - t.take from takes t where b.shop_id = the_shop and b.id = t.id returning b.id, t.take
   )
-  insert into batch_movements (batch_id, type, quantity, sale_id, source_id)
-  select id, 'sale', -take, the_sale, the_sale from updated;
+  insert into batch_movements (shop_id, batch_id, type, quantity, sale_id, source_id)
+  select the_shop, id, 'sale', -take, the_sale, the_sale from updated;
   select coalesce(sum(round((value ->> 'quantity')::numeric * (value ->> 'cost_xaf')::bigint)), 0)::bigint into cost_value
     from jsonb_array_elements(lines) where (value ->> 'tracked')::boolean;
 
   -- The payments, the credit left on the customer's account and the change given, in one insert.
   -- In the order taken (position), so that documents print them so.
-  insert into sale_payments (sale_id, kind, method, amount_xaf, reference, shift_id, created_at, position)
-  select the_sale, 'payment', value ->> 'method', (value ->> 'amount_xaf')::bigint, value ->> 'reference', open_shift, occurred_at, payment_order
+  insert into sale_payments (shop_id, sale_id, kind, method, amount_xaf, reference, shift_id, created_at, position)
+  select the_shop, the_sale, 'payment', value ->> 'method', (value ->> 'amount_xaf')::bigint, value ->> 'reference', open_shift, occurred_at, payment_order
     from jsonb_array_elements(coalesce(p_sale -> 'payments', '[]')) with ordinality as given (value, payment_order)
    where (value ->> 'amount_xaf')::bigint > 0
   union all
-  select the_sale, 'payment', 'credit', credit - credit_given, null, open_shift, occurred_at, 1000 where credit > credit_given
+  select the_shop, the_sale, 'payment', 'credit', credit - credit_given, null, open_shift, occurred_at, 1000 where credit > credit_given
   union all
-  select the_sale, 'change', 'cash', -change, null, open_shift, occurred_at, 1001 where change > 0;
+  select the_shop, the_sale, 'change', 'cash', -change, null, open_shift, occurred_at, 1001 where change > 0;
 
   if customer.id is not null then
     earned := loyalty_earn_for_sale(customer.id, the_sale, total - credit);
@@ -287,7 +293,7 @@ begin
   -- The journal, one entry: money in (net of change) and the customer's account against sales and VAT
   -- collected, and the goods at cost out of stock (journal_stock_change_lines).
   for method_total in
-    select method, sum(amount_xaf) as amount from sale_payments where sale_payments.sale_id = the_sale group by method
+    select method, sum(amount_xaf) as amount from sale_payments where shop_id = the_shop and sale_id = the_sale group by method
   loop
     if method_total.amount > 0 then
       journal := journal || jsonb_build_array(jsonb_build_object(
@@ -303,16 +309,17 @@ begin
 
   if customer.email is not null then
     -- Recorded, so that POST /sales/{id}/receipt/email does not send it again within a minute.
-    insert into receipt_emails (sale_id, email) values (the_sale, lower(customer.email)) on conflict do nothing;
+    insert into receipt_emails (shop_id, sale_id, email) values (the_shop, the_sale, lower(customer.email)) on conflict do nothing;
     perform enqueue_job('sale__email_receipt',
-      jsonb_build_object('sale_id', the_sale, 'shop_id', app_shop_id(), 'email', customer.email, 'locale', shop.locale),
+      jsonb_build_object('sale_id', the_sale, 'shop_id', the_shop, 'email', customer.email, 'locale', shop.locale),
       'sale_receipt:' || the_sale);
   end if;
 
   -- The sale's fiscal entry (fiscal/fiscal_content.sql), written from its rows as the integrity check
   -- will read them back; its receipt number is put in under the counter's lock (fiscal_numbered).
+  header.shop_id := the_shop;
   header.id := the_sale;
-  header.cashier_id := app_user_id();
+  header.cashier_id := the_user;
   header.customer_id := customer.id;
   header.device_id := device.id;
   header.created_at := occurred_at;
@@ -337,23 +344,23 @@ begin
     update receipt_counters
        set last_no = last_no + 1, chain_no = chain_no + 1, chain_previous_hash = chain_hash,
            chain_hash = fiscal_hash(chain_hash, fiscal_numbered(content, 'receipt_no', last_no + 1))
-     where shop_id = app_shop_id()
+     where shop_id = the_shop
     returning last_no, chain_no, chain_previous_hash, chain_hash
   ), sale as (
-    insert into sales (id, receipt_no, customer_id, device_id, shift_id, note, subtotal_xaf, discount_xaf, vat_xaf, total_xaf,
+    insert into sales (shop_id, id, receipt_no, cashier_id, customer_id, device_id, shift_id, note, subtotal_xaf, discount_xaf, vat_xaf, total_xaf,
                        paid_xaf, change_xaf, credit_xaf, points_earned, points_redeemed, offline, request_hash, created_at, quote_id, reported_on,
                        till_created_at, chain_no)
-    select the_sale, counter.last_no, customer.id, device.id, open_shift, p_sale ->> 'note', subtotal, discounts,
+    select the_shop, the_sale, counter.last_no, the_user, customer.id, device.id, open_shift, p_sale ->> 'note', subtotal, discounts,
            vat_total, total, paid, change, credit, earned, redeem, p_offline, p_sale ->> 'request_hash', occurred_at, p_quote_id,
            reported, case when p_offline then (p_sale ->> 'till_created_at')::timestamptz end, counter.chain_no
       from counter
   )
   insert into fiscal_entries (shop_id, chain_no, kind, ref_id, occurred_at, amount_xaf, previous_hash, hash, content)
-  select app_shop_id(), counter.chain_no, 'sale', the_sale, occurred_at, total, counter.chain_previous_hash, counter.chain_hash,
+  select the_shop, counter.chain_no, 'sale', the_sale, occurred_at, total, counter.chain_previous_hash, counter.chain_hash,
          fiscal_numbered(content, 'receipt_no', counter.last_no)
     from counter;
   if not found then
-    raise exception 'the receipt counter of shop % is missing', app_shop_id();
+    raise exception 'the receipt counter of shop % is missing', the_shop;
   end if;
   return jsonb_build_object('id', the_sale, 'replayed', false);
 end $$;
