@@ -1,11 +1,8 @@
-import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import type { Sql } from 'postgres';
-import t, { type Test } from 'tap';
-import { migrate, SCHEMA_DIR } from '../../db/migrate.ts';
+import t from 'tap';
+import { migrate } from '../../db/migrate.ts';
+import { migrationFilesOfCommit, schemaOfCommit } from '../support/old-release.ts';
 import { scratchDatabase } from '../support/schema.ts';
 import { chainFaults, chainHash, type FiscalEntry } from './fiscal-fixtures.ts';
 
@@ -18,19 +15,6 @@ import { chainFaults, chainHash, type FiscalEntry } from './fiscal-fixtures.ts';
 
 /** The last commit before the chain: its db/migrations end at 0035. */
 const RELEASE_BEFORE_THE_CHAIN = '17f1d28';
-
-/** db/migrations and db/functions as they were at `commit` (a clone with its history): that release's whole schema. */
-function schemaOfCommit(t: Test, commit: string): string {
-  const dir = mkdtempSync(path.join(tmpdir(), 'pos-schema-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const archive = execFileSync('git', ['archive', '--format=tar', commit, 'db/migrations', 'db/functions'], {
-    cwd: path.dirname(SCHEMA_DIR),
-    maxBuffer: 64 * 1024 * 1024,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  execFileSync('tar', ['-x', '-C', dir], { input: archive });
-  return path.join(dir, 'db');
-}
 
 type Kind = FiscalEntry['kind'];
 const DAY_MS = 86_400_000;
@@ -59,8 +43,7 @@ async function counts(sql: Sql, shopId: string): Promise<Record<string, number>>
 }
 
 t.test('a database of the release before the chain, with its history, is chained at the upgrade without losing a row', async (t) => {
-  const oldMigrations = execFileSync('git', ['ls-tree', '--name-only', `${RELEASE_BEFORE_THE_CHAIN}:db/migrations`], { cwd: path.dirname(SCHEMA_DIR), encoding: 'utf8' });
-  t.notOk(oldMigrations.includes('0036_'), `${RELEASE_BEFORE_THE_CHAIN} is a release without the chain`);
+  t.notOk(migrationFilesOfCommit(RELEASE_BEFORE_THE_CHAIN).some((file) => file.startsWith('0036_')), `${RELEASE_BEFORE_THE_CHAIN} is a release without the chain`);
 
   const db = await scratchDatabase(t);
   const old = await migrate(db.url, { dir: schemaOfCommit(t, RELEASE_BEFORE_THE_CHAIN) });

@@ -3,12 +3,21 @@
  * of a shop's table leads with shop_id, every table is classified, and the platform's tables are few
  * and named (db/distribution.ts).
  */
+import type { Sql } from 'postgres';
 import t from 'tap';
 import { COORDINATOR_TABLES, isShopTable, REFERENCE_TABLES } from '../../db/distribution.ts';
 import { TEST_ENV } from '../support/env.ts';
 import { scratchDatabase } from '../support/schema.ts';
 
 const template = process.env[TEST_ENV.templateDb]!;
+
+/** The public schema's tables, each with whether it has a shop_id column. */
+function tablesOf(sql: Sql): Promise<{ name: string; has_shop: boolean }[]> {
+  return sql<{ name: string; has_shop: boolean }[]>`
+    select c.relname as name,
+           exists (select 1 from pg_attribute a where a.attrelid = c.oid and a.attname = 'shop_id' and not a.attisdropped) as has_shop
+      from pg_class c where c.relnamespace = 'public'::regnamespace and c.relkind in ('r', 'p') order by 1`;
+}
 
 interface Key {
   table: string;
@@ -21,10 +30,7 @@ interface Key {
 
 t.test('every key of a shop\'s table leads with shop_id, and each foreign key between shop tables pairs the two shops', async (t) => {
   const { sql } = await scratchDatabase(t, template);
-  const tables = await sql<{ name: string; has_shop: boolean }[]>`
-    select c.relname as name,
-           exists (select 1 from pg_attribute a where a.attrelid = c.oid and a.attname = 'shop_id' and not a.attisdropped) as has_shop
-      from pg_class c where c.relnamespace = 'public'::regnamespace and c.relkind in ('r', 'p') order by 1`;
+  const tables = await tablesOf(sql);
   const keys = await sql<Key[]>`
     select c.relname as table, con.conname as name,
            case con.contype when 'p' then 'primary key' when 'u' then 'unique' else 'foreign key' end as kind,
@@ -69,10 +75,7 @@ t.test('every key of a shop\'s table leads with shop_id, and each foreign key be
 
 t.test('every table is classified: a shop\'s table has shop_id, and the platform\'s tables are the ones listed', async (t) => {
   const { sql } = await scratchDatabase(t, template);
-  const tables = await sql<{ name: string; has_shop: boolean }[]>`
-    select c.relname as name,
-           exists (select 1 from pg_attribute a where a.attrelid = c.oid and a.attname = 'shop_id' and not a.attisdropped) as has_shop
-      from pg_class c where c.relnamespace = 'public'::regnamespace and c.relkind in ('r', 'p') order by 1`;
+  const tables = await tablesOf(sql);
   const names = new Set(tables.map((table) => table.name));
   const listed = [...REFERENCE_TABLES, ...COORDINATOR_TABLES];
   t.same(listed.filter((name) => !names.has(name)), [], 'every listed platform table exists');
